@@ -1,0 +1,54 @@
+// Command headroom is Headroom's CLI and desktop app: can I run this model
+// on this machine, how fast, with which engine and flags.
+//
+// main only wires packages together: flags are read here into option
+// structs, and everything else lives in planner, profiles, probe, calibrate
+// and ui.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Exit codes (documented in the README and `headroom --help`).
+const (
+	exitOK         = 0 // success; for fit: the model fits
+	exitError      = 1 // bad input, unreadable file, engine error
+	exitUsage      = 2 // bad flags or arguments
+	exitNoFit      = 3 // fit/plan: the model does not fit
+	exitOffload    = 4 // fit: fits only with layers offloaded to system RAM
+	exitInterupted = 130
+)
+
+// exitError carries an exit code through cobra.
+type codedError struct {
+	code int
+	err  error
+}
+
+func (e *codedError) Error() string { return e.err.Error() }
+func (e *codedError) Unwrap() error { return e.err }
+
+func withCode(code int, err error) error { return &codedError{code: code, err: err} }
+
+func main() {
+	root := newRootCmd(os.Stdout, os.Stderr)
+	err := root.Execute()
+	if err == nil {
+		return
+	}
+	var ce *codedError
+	code := exitError
+	if errors.As(err, &ce) {
+		code = ce.code
+		if ce.err == nil {
+			os.Exit(code)
+		}
+	}
+	if code != exitNoFit && code != exitOffload {
+		fmt.Fprintf(os.Stderr, "headroom: error: %v\n", err)
+	}
+	os.Exit(code)
+}

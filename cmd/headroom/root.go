@@ -1,0 +1,44 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// globalOptions are flags every command shares.
+type globalOptions struct {
+	profilesDir string // --profiles: extra TOML catalog directory
+	jsonOut     bool
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	g := &globalOptions{}
+	root := &cobra.Command{
+		Use:   "headroom",
+		Short: "Hardware-aware capacity planner for serving large language models",
+		Long: `Headroom answers, before you buy a GPU or download a model:
+  can I run it (memory, context, users), how fast (prefill, decode, TTFT, TPOT),
+  what should I run (engine, quantization, concurrency, launch command),
+  and which hardware (side by side, per dollar and per watt).
+
+Exit codes: 0 ok/fits, 1 error, 2 usage, 3 does not fit, 4 fits only with offload.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&g.profilesDir, "profiles", "", "extra directory of catalog TOML files (overrides the embedded catalog)")
+	for _, c := range commands(g) {
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// commands lists the subcommands; each lives in its own file.
+func commands(g *globalOptions) []*cobra.Command {
+	return []*cobra.Command{
+		newFitCmd(g),
+		newListCmd(g),
+	}
+}

@@ -1,0 +1,350 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+)
+
+// Verdict is the answer to "can I run it?".
+type Verdict string
+
+// Verdicts.
+const (
+	Fits            Verdict = "fits"
+	FitsWithOffload Verdict = "fits with offload"
+	DoesNotFit      Verdict = "does not fit"
+)
+
+// Breakdown is where one device's memory goes.
+type Breakdown struct {
+	Device        Bytes `json:"device"`         // what the device offers the engine
+	Budget        Bytes `json:"budget"`         // the engine's share (utilization × device)
+	Weights       Bytes `json:"weights"`        // weights resident on this device
+	KVCache       Bytes `json:"kv_cache"`       // KV pool (vLLM/SGLang/TGI) or allocated cells (llama.cpp)
+	Activations   Bytes `json:"activations"`    // profile-run peak / warm-up peak
+	ComputeBuffer Bytes `json:"compute_buffer"` // llama.cpp compute buffer
+	CUDAGraphs    Bytes `json:"cuda_graphs"`
+	Runtime       Bytes `json:"runtime"` // context, workspaces, reserve
+	Free          Bytes `json:"free"`    // device − everything above
+	HostWeights   Bytes `json:"host_weights,omitempty"`
+	HostKV        Bytes `json:"host_kv,omitempty"`
+	HostBuffers   Bytes `json:"host_buffers,omitempty"`
+}
+
+// Used is everything the engine holds on the device.
+func (b Breakdown) Used() Bytes {
+	return b.Weights + b.KVCache + b.Activations + b.ComputeBuffer + b.CUDAGraphs + b.Runtime
+}
+
+// FitResult is the memory answer for one scenario.
+type FitResult struct {
+	Verdict Verdict  `json:"verdict"`
+	Reasons []string `json:"reasons,omitempty"`     // why it does not fit, or what was reduced
+	Advice  []string `json:"suggestions,omitempty"` // what would make it fit
+	Backend Backend  `json:"backend"`
+	Devices int      `json:"devices"`
+	// Breakdown is per device (all devices are alike under TP).
+	Breakdown       Breakdown `json:"breakdown"`
+	WeightBytes     Bytes     `json:"weight_bytes"` // whole model
+	KVBytesPerToken Bytes     `json:"kv_bytes_per_token"`
+	// MaxKVTokens is the KV pool in tokens (what vLLM logs as "GPU KV
+	// cache size", llama.cpp's cells).
+	MaxKVTokens Tokens `json:"max_kv_tokens"`
+	// Context and Concurrency are the configuration evaluated.
+	Context     Tokens `json:"context"`
+	Concurrency int    `json:"concurrency"`
+	// MaxContextAtConcurrency is the longest per-sequence context with
+	// Concurrency sequences resident; MaxConcurrencyAtContext the most
+	// sequences of Context tokens resident at once.
+	MaxContextAtConcurrency Tokens   `json:"max_context_at_concurrency"`
+	MaxConcurrencyAtContext int      `json:"max_concurrency_at_context"`
+	GPULayers               int      `json:"gpu_layers"`
+	TotalLayers             int      `json:"total_layers"`
+	Assumptions             []string `json:"assumptions,omitempty"`
+	// Flags holds engine settings the fit implies (max_model_len, -c, -np,
+	// -ngl, ubatch, block size ...), for launch commands.
+	Flags map[string]string `json:"flags,omitempty"`
+}
+
+// minUsefulContext is the smallest context worth auto-fitting down to
+// (llama.cpp --fit-ctx default 4096 is the engine's own floor; we stop at
+// 2048 to still report small-memory fits).
+const minUsefulContext Tokens = 2048
+
+// Fit answers "can I run it?" for the scenario.
+func Fit(s Scenario) (FitResult, error) {
+	if err := s.Validate(); err != nil {
+		return FitResult{}, err
+	}
+	b, _ := s.ResolveBackend()
+	var r FitResult
+	switch s.Engine.Policy {
+	case "vllm", "trtllm":
+		r = fitPaged(s, b)
+	case "sglang":
+		r = fitPaged(s, b)
+	case "tgi":
+		r = fitPaged(s, b)
+	case "llamacpp", "ollama":
+		r = fitLlamaCpp(s, b)
+	case "transformers":
+		r = fitTransformers(s, b)
+	default:
+		return FitResult{}, invalid("engine %s has unknown memory policy %q", s.Engine.ID, s.Engine.Policy)
+	}
+	r.Backend = b
+	r.Devices = s.devices()
+	r.TotalLayers = s.Model.Layers
+	r.Concurrency = s.concurrency()
+	return r, nil
+}
+
+// pagedBudget returns the engine's share of one device and what it keeps
+// outside the KV pool, by policy.
+type pagedPlan struct {
+	budget, runtime, act, graphs, weights Bytes
+	block                                 int
+	batched                               Tokens
+}
+
+func vllmBatchedTokens(s Scenario, maxLen Tokens) Tokens {
+	if s.MaxBatchedTokens > 0 {
+		return s.MaxBatchedTokens
+	}
+	v := s.EngineVersion
+	// V0 without chunked prefill profiles max(max_model_len, 2048) tokens;
+	// 0.6.x enabled chunked prefill (512) only above 32k
+	// (vllm/engine/arg_utils.py, 0.4-0.6 era; modeling.md §1.2).
+	if !VersionAtLeast(v, "0.8.0") {
+		if VersionAtLeast(v, "0.6.0") && maxLen > 32768 {
+			return 512
+		}
+		return max(maxLen, 2048)
+	}
+	// V1 API-server defaults: 8192 on ≥70 GiB non-A100 devices, else 2048
+	// (EngineArgs.get_batch_defaults).
+	if s.deviceMemory() >= 70*GiB && !isA100(s.Hardware) {
+		return 8192
+	}
+	return 2048
+}
+
+func isA100(h Hardware) bool { return h.Arch == "ampere" && h.Compute == "8.0" }
+
+func vllmMaxSeqs(s Scenario) int {
+	if s.MaxNumSeqs > 0 {
+		return s.MaxNumSeqs
+	}
+	if s.deviceMemory() >= 70*GiB && !isA100(s.Hardware) && VersionAtLeast(s.EngineVersion, "0.10.0") {
+		return 1024
+	}
+	return 256
+}
+
+func planPaged(s Scenario, b Backend, maxLen Tokens) pagedPlan {
+	tp := s.devices()
+	dev := s.deviceMemory()
+	mp := s.mem()
+	p := pagedPlan{
+		weights: WeightBytesPerDevice(WeightBytes(s.Model, s.Quant), tp),
+		runtime: RuntimeOverhead(b),
+		block:   max(s.Engine.BlockSize, 1),
+	}
+	switch s.Engine.Policy {
+	case "sglang":
+		f := s.GPUMemoryUtilization
+		if f == 0 {
+			f = SGLangMemFractionStatic(dev, tp)
+		}
+		// rest = total·f − weights (profile_max_num_token): runtime and
+		// activations live in the (1 − f) remainder.
+		p.budget = Bytes(f * float64(dev))
+		p.runtime = 0
+		p.batched = 8192
+	case "tgi":
+		w := s.Engine.WiggleRoom
+		if w == 0 {
+			w = 0.9
+		}
+		p.budget = Bytes(w * float64(dev))
+		p.batched = 4096 // --max-batch-prefill-tokens default
+		p.act = VLLMActivationPeak(s.Model, p.batched, 1, tp, mp.VLLMActivationFactor)
+	case "trtllm":
+		// free_gpu_memory_fraction 0.9 of memory left after weights.
+		p.budget = dev
+		p.batched = 8192
+		p.act = VLLMActivationPeak(s.Model, p.batched, 1, tp, mp.VLLMActivationFactor)
+	default: // vllm
+		u := s.GPUMemoryUtilization
+		if u == 0 {
+			u = s.Engine.GPUMemoryUtilization
+		}
+		if u == 0 {
+			u = 0.9
+		}
+		p.budget = Bytes(u * float64(dev))
+		p.batched = vllmBatchedTokens(s, maxLen)
+		p.act = VLLMActivationPeak(s.Model, p.batched, vllmMaxSeqs(s), tp, mp.VLLMActivationFactor) + mp.VLLMReserve
+		p.graphs = VLLMCUDAGraphBytes(s.Model)
+		if b == CPU {
+			p.graphs = 0
+		}
+	}
+	return p
+}
+
+// pool returns the KV pool bytes of a paged plan.
+func (p pagedPlan) pool(policy string, dev Bytes, graphsInBudget bool) Bytes {
+	used := p.weights + p.runtime + p.act
+	if graphsInBudget {
+		used += p.graphs
+	}
+	if policy == "trtllm" {
+		return Bytes(0.9 * float64(dev-used))
+	}
+	return p.budget - used
+}
+
+// fitPaged sizes a paged KV pool (vLLM, SGLang, TGI, TensorRT-LLM).
+func fitPaged(s Scenario, b Backend) FitResult {
+	tp := s.devices()
+	dev := s.deviceMemory()
+	kvTok := KVBytesPerToken(s.Model, s.KV, tp)
+	maxLen := s.Context
+	auto := maxLen == 0
+	if auto {
+		maxLen = s.Model.MaxContext
+		if maxLen == 0 {
+			maxLen = 4096
+		}
+	}
+	// vLLM ≥ 0.21 subtracts its CUDA-graph estimate from the budget
+	// (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS default; modeling.md §1.2).
+	graphsIn := s.Engine.Policy == "vllm" && VersionAtLeast(s.EngineVersion, "0.21.0")
+	p := planPaged(s, b, maxLen)
+	pool := p.pool(s.Engine.Policy, dev, graphsIn)
+	r := FitResult{WeightBytes: WeightBytes(s.Model, s.Quant), KVBytesPerToken: kvTok, GPULayers: s.Model.Layers}
+	blockBytes := Bytes(p.block) * kvTok
+	tokens := Tokens(0)
+	if pool > 0 && blockBytes > 0 {
+		tokens = Tokens(int64(pool/blockBytes) * int64(p.block))
+	}
+	r.MaxKVTokens = tokens
+	r.Breakdown = Breakdown{
+		Device: dev, Budget: p.budget, Weights: p.weights, Activations: p.act,
+		Runtime: p.runtime, CUDAGraphs: p.graphs,
+	}
+	if pool > 0 {
+		r.Breakdown.KVCache = Bytes(int64(tokens)) * kvTok
+	}
+	r.Breakdown.Free = dev - r.Breakdown.Used()
+	slack := p.batched
+	seqBytes := func(ctx Tokens) Bytes { return KVBytesForSequence(s.Model, s.KV, tp, ctx, slack) }
+	n := s.concurrency()
+	if pool <= 0 {
+		r.Verdict = DoesNotFit
+		need := p.weights + p.runtime + p.act
+		r.Reasons = append(r.Reasons, fmt.Sprintf("weights (%s) and overheads (%s) exceed the engine's budget of %s per device, leaving no KV cache",
+			p.weights, p.runtime+p.act, p.budget))
+		r.Advice = adviceMoreMemory(s, need-p.budget)
+		return r
+	}
+	if auto {
+		// Like vLLM --max-model-len -1 (auto-fit): the longest context of
+		// which the pool holds one sequence, capped at the model maximum.
+		maxLen = largestContext(seqBytes, pool, 1, maxLen)
+		if maxLen < s.Model.MaxContext {
+			r.Reasons = append(r.Reasons, fmt.Sprintf("context reduced from the model's %s to %s so one sequence fits the KV pool", s.Model.MaxContext, maxLen))
+		}
+	}
+	r.Context = maxLen
+	r.MaxContextAtConcurrency = largestContext(seqBytes, pool, n, s.Model.MaxContext)
+	if one := seqBytes(maxLen); one > 0 {
+		r.MaxConcurrencyAtContext = int(pool / one)
+	}
+	r.Flags = map[string]string{"max_model_len": fmt.Sprint(int64(maxLen)), "block_size": fmt.Sprint(p.block), "max_num_batched_tokens": fmt.Sprint(int64(p.batched))}
+	if !graphsIn && p.budget+p.graphs > dev && b != CPU {
+		r.Verdict = DoesNotFit
+		r.Reasons = append(r.Reasons, fmt.Sprintf("CUDA graphs (%s) do not fit in the %s left outside the utilization budget", p.graphs, dev-p.budget))
+		r.Advice = append(r.Advice, "lower --gpu-memory-utilization or pass --enforce-eager")
+		return r
+	}
+	if maxLen < minUsefulContext || seqBytes(maxLen) > pool {
+		r.Verdict = DoesNotFit
+		r.Reasons = append(r.Reasons, fmt.Sprintf("the KV pool (%s tokens) cannot hold one %s-token sequence", tokens, maxLen))
+		r.Advice = append(r.Advice, fmt.Sprintf("lower the context to %s or less", largestContext(seqBytes, pool, 1, maxLen)))
+		r.Advice = append(r.Advice, adviceSmaller(s)...)
+		return r
+	}
+	r.Verdict = Fits
+	if r.MaxConcurrencyAtContext < n {
+		r.Reasons = append(r.Reasons, fmt.Sprintf("only %d of the %d requested sequences of %s tokens are resident at once; the rest queue", r.MaxConcurrencyAtContext, n, maxLen))
+	}
+	return r
+}
+
+// largestContext is the longest per-sequence context such that n sequences
+// fit in pool bytes, capped at limit (binary search, like vLLM's
+// estimate of the maximum model length).
+func largestContext(seq func(Tokens) Bytes, pool Bytes, n int, limit Tokens) Tokens {
+	if limit <= 0 {
+		limit = 10_000_000
+	}
+	if Bytes(n)*seq(limit) <= pool {
+		return limit
+	}
+	lo, hi := Tokens(0), limit
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if Bytes(n)*seq(mid) <= pool {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo / 16 * 16
+}
+
+func adviceMoreMemory(s Scenario, short Bytes) []string {
+	out := []string{fmt.Sprintf("about %s more memory per device is needed", short)}
+	if s.Quant.LinearBPW > 5 {
+		out = append(out, "a 4-bit format (AWQ/GPTQ, or GGUF Q4_K_M with llama.cpp) cuts weights by about 3/4")
+	}
+	if s.Engine.Policy == "vllm" {
+		out = append(out, "raise --gpu-memory-utilization, or add devices with --tensor-parallel-size")
+	} else {
+		out = append(out, "add devices (tensor parallel)")
+	}
+	return out
+}
+
+func adviceSmaller(s Scenario) []string {
+	var out []string
+	if s.KV.BytesPerElement >= 2 {
+		out = append(out, "an fp8 or q8_0 KV cache halves KV memory")
+	}
+	if s.Quant.LinearBPW > 5 {
+		out = append(out, "a 4-bit weight format frees memory for KV")
+	}
+	return out
+}
+
+// hostAvailable is the system RAM usable for offloaded layers. On unified
+// and APU machines the GPU's memory is system RAM, so what the GPU uses is
+// taken out (no double counting).
+func hostAvailable(s Scenario, gpuUsed Bytes) (Bytes, bool) {
+	h := s.HostMemory
+	switch s.Hardware.MemoryModel {
+	case MemUnified, MemAPU, MemHost:
+		if h == 0 {
+			h = s.Hardware.Memory
+		}
+		return h - gpuUsed - s.mem().OSReserve, true
+	}
+	if h == 0 {
+		return 0, false
+	}
+	return h - s.mem().OSReserve, true
+}
+
+func mathMin(a, b float64) float64 { return math.Min(a, b) }

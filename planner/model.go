@@ -1,0 +1,127 @@
+package planner
+
+// MLA holds the latent-attention geometry of DeepSeek-style models.
+type MLA struct {
+	KVLoraRank int `toml:"kv_lora_rank" json:"kv_lora_rank"`
+	RopeDim    int `toml:"rope_dim" json:"rope_dim"`
+}
+
+// Tensor is one weight tensor read from a model file.
+type Tensor struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"` // GGUF type name (Q4_K, F16 ...) or safetensors dtype
+	Elements int64  `json:"elements"`
+	Bytes    Bytes  `json:"bytes"`
+}
+
+// Model is a transformer's architecture as far as memory and FLOPs need it.
+// Zero values mean "not known" and fall back to documented defaults.
+type Model struct {
+	ID           string `toml:"id" json:"id"`
+	Name         string `toml:"name" json:"name"`
+	Arch         string `toml:"arch" json:"arch"`
+	Params       Params `toml:"params" json:"params"`
+	ActiveParams Params `toml:"active_params" json:"active_params"`
+	Layers       int    `toml:"layers" json:"layers"`
+	Hidden       int    `toml:"hidden" json:"hidden"`
+	// FFN is the dense MLP width, or the per-expert width of MoE models.
+	FFN     int `toml:"ffn" json:"ffn"`
+	Heads   int `toml:"heads" json:"heads"`
+	KVHeads int `toml:"kv_heads" json:"kv_heads"`
+	HeadDim int `toml:"head_dim" json:"head_dim"`
+	Vocab   int `toml:"vocab" json:"vocab"`
+	Experts int `toml:"experts" json:"experts,omitempty"`
+	TopK    int `toml:"experts_per_token" json:"experts_per_token,omitempty"`
+	// GatedMLP is true for SwiGLU-style MLPs (3 matrices), false for GELU (2).
+	GatedMLP bool `toml:"gated_mlp" json:"gated_mlp"`
+	// SlidingWindow is the local-attention window; SlidingLayers how many of
+	// Layers use it (the rest attend to the full context).
+	SlidingWindow  int    `toml:"sliding_window" json:"sliding_window,omitempty"`
+	SlidingLayers  int    `toml:"sliding_layers" json:"sliding_layers,omitempty"`
+	MLA            *MLA   `toml:"mla" json:"mla,omitempty"`
+	MaxContext     Tokens `toml:"max_context" json:"max_context"`
+	TiedEmbeddings bool   `toml:"tied_embeddings" json:"tied_embeddings"`
+	// NativeDType is the checkpoint's dtype: bfloat16, float16, float32, fp8, mxfp4.
+	NativeDType string `toml:"native_dtype" json:"native_dtype"`
+	// Tensors and FileQuant are set when the model was read from a file;
+	// weight bytes are then summed exactly.
+	Tensors   []Tensor `toml:"-" json:"-"`
+	FileQuant string   `toml:"-" json:"file_quant,omitempty"`
+	FileBytes Bytes    `toml:"-" json:"file_weight_bytes,omitempty"`
+	Notes     string   `toml:"notes" json:"notes,omitempty"`
+	Source    string   `toml:"source" json:"source,omitempty"`
+}
+
+// IsMoE reports whether the model routes tokens to experts.
+func (m Model) IsMoE() bool { return m.Experts > 1 && m.TopK > 0 }
+
+// kvHeads returns the KV head count, defaulting to MHA (= Heads).
+func (m Model) kvHeads() int {
+	if m.KVHeads > 0 {
+		return m.KVHeads
+	}
+	return m.Heads
+}
+
+// headDim returns the head dimension, derived from Hidden/Heads only when the
+// config does not state it (modeling.md §0: "do not derive when present").
+func (m Model) headDim() int {
+	if m.HeadDim > 0 {
+		return m.HeadDim
+	}
+	if m.Heads > 0 {
+		return m.Hidden / m.Heads
+	}
+	return 0
+}
+
+// fullLayers is the number of layers attending to the whole context.
+func (m Model) fullLayers() int {
+	if m.SlidingWindow <= 0 {
+		return m.Layers
+	}
+	return m.Layers - m.SlidingLayers
+}
+
+// EmbeddingParams is the input embedding plus an untied output head.
+func (m Model) EmbeddingParams() Params {
+	e := Params(m.Vocab) * Params(m.Hidden)
+	if m.TiedEmbeddings {
+		return e
+	}
+	return 2 * e
+}
+
+// mlpMatrices is 3 for gated (SwiGLU) MLPs and 2 for plain GELU MLPs.
+func (m Model) mlpMatrices() int64 {
+	if m.GatedMLP {
+		return 3
+	}
+	return 2
+}
+
+// ExpertParams is the parameter count held in routed experts (zero for
+// dense models): layers × experts × matrices × hidden × expert FFN.
+func (m Model) ExpertParams() Params {
+	if !m.IsMoE() {
+		return 0
+	}
+	p := Params(int64(m.Layers) * int64(m.Experts) * m.mlpMatrices() * int64(m.Hidden) * int64(m.FFN))
+	if p > m.Params-m.EmbeddingParams() {
+		// The catalog's total is authoritative; never let the expert
+		// estimate exceed what is left after embeddings.
+		p = m.Params - m.EmbeddingParams()
+	}
+	if p < 0 {
+		return 0
+	}
+	return p
+}
+
+// active returns ActiveParams, defaulting to Params.
+func (m Model) active() Params {
+	if m.ActiveParams > 0 {
+		return m.ActiveParams
+	}
+	return m.Params
+}
