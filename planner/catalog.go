@@ -14,6 +14,9 @@ type Catalog struct {
 	Quants   []Quant
 	KVTypes  []KVType
 	Engines  []Engine
+	// Memory and Perf are the fitted constants (nil = defaults).
+	Memory *MemoryParams
+	Perf   *PerfParams
 }
 
 // NotFoundError says an id matched nothing; Suggestions holds the closest ids.

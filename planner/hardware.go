@@ -68,7 +68,7 @@ type Hardware struct {
 	// GPUMemory is what a GPU engine can allocate by default: VRAM on a
 	// discrete card, the GTT/carve-out ceiling on an APU, the wired limit on
 	// a SoC. Zero means Memory.
-	GPUMemory   Bytes       `toml:"gpu_memory" json:"gpu_memory"`
+	GPUMemory   Bytes       `toml:"gpu_memory,omitempty" json:"gpu_memory"`
 	MemoryType  string      `toml:"memory_type" json:"memory_type"`
 	MemoryModel MemoryModel `toml:"memory_model" json:"memory_model"`
 	// BandwidthGBs is the theoretical peak memory bandwidth in GB/s.
@@ -76,7 +76,7 @@ type Hardware struct {
 	// TFLOPS holds dense peak tensor rates (TOP/s for int8) per precision.
 	TFLOPS       map[Precision]float64 `toml:"tflops" json:"tflops"`
 	TDPWatts     float64               `toml:"tdp_w" json:"tdp_w"`
-	PriceUSD     float64               `toml:"price_usd" json:"price_usd"`
+	PriceUSD     float64               `toml:"price_usd,omitempty" json:"price_usd"`
 	Backends     []Backend             `toml:"backends" json:"backends"`
 	Arch         string                `toml:"arch" json:"arch"`
 	Compute      string                `toml:"compute_capability" json:"compute_capability,omitempty"`

@@ -1,0 +1,60 @@
+package planner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// MarshalText writes b exactly ("80 GiB", "512 MiB", "123456").
+func (b Bytes) MarshalText() ([]byte, error) {
+	switch {
+	case b != 0 && b%GiB == 0:
+		return []byte(fmt.Sprintf("%d GiB", b/GiB)), nil
+	case b != 0 && b%MiB == 0:
+		return []byte(fmt.Sprintf("%d MiB", b/MiB)), nil
+	}
+	return []byte(strconv.FormatInt(int64(b), 10)), nil
+}
+
+// UnmarshalText accepts anything ParseBytes does.
+func (b *Bytes) UnmarshalText(t []byte) error {
+	v, err := ParseBytes(string(t))
+	if err != nil {
+		return err
+	}
+	*b = v
+	return nil
+}
+
+// MarshalJSON writes b as a plain number of bytes for machines.
+func (b Bytes) MarshalJSON() ([]byte, error) { return []byte(strconv.FormatInt(int64(b), 10)), nil }
+
+// UnmarshalJSON accepts a number of bytes or a size string.
+func (b *Bytes) UnmarshalJSON(d []byte) error {
+	s := strings.Trim(string(d), `"`)
+	return b.UnmarshalText([]byte(s))
+}
+
+// MarshalText writes p exactly in billions ("8.03B").
+func (p Params) MarshalText() ([]byte, error) {
+	return []byte(strconv.FormatFloat(float64(p)/1e9, 'f', -1, 64) + "B"), nil
+}
+
+// UnmarshalText accepts anything ParseParams does.
+func (p *Params) UnmarshalText(t []byte) error {
+	v, err := ParseParams(string(t))
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
+}
+
+// MarshalJSON writes p as a plain count.
+func (p Params) MarshalJSON() ([]byte, error) { return []byte(strconv.FormatInt(int64(p), 10)), nil }
+
+// UnmarshalJSON accepts a count or a string like "8B".
+func (p *Params) UnmarshalJSON(d []byte) error {
+	return p.UnmarshalText([]byte(strings.Trim(string(d), `"`)))
+}

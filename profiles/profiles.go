@@ -1,0 +1,223 @@
+// Package profiles is Headroom's catalog: devices, models, weight formats,
+// KV-cache types, engines and the fitted constants of the planner, as TOML
+// files embedded in the binary (catalog/*.toml) plus whatever the user adds
+// in their own directories.
+//
+// The embedded TOML is the source of truth; every entry keeps its facts'
+// provenance in its notes and source fields ([spec], [V], [D], [U], [seed]).
+// User files add entries or override embedded ones by id. A bad user file
+// is reported with its path, line and key, and the rest of the catalog
+// still loads.
+package profiles
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/headroom-planner/headroom/planner"
+)
+
+//go:embed catalog/*.toml
+var embedded embed.FS
+
+// Options says where to look for user profiles besides the embedded ones.
+type Options struct {
+	// Dirs are read in order after the embedded catalog; later entries
+	// override earlier ones with the same id. Missing directories are
+	// skipped silently.
+	Dirs []string
+}
+
+// file is the shape of one TOML profile file; any section may be absent.
+type file struct {
+	Hardware []planner.Hardware    `toml:"hardware"`
+	Model    []planner.Model       `toml:"model"`
+	Quant    []planner.Quant       `toml:"quant"`
+	KVType   []planner.KVType      `toml:"kv_type"`
+	Engine   []planner.Engine      `toml:"engine"`
+	Memory   *planner.MemoryParams `toml:"memory"`
+	Perf     *planner.PerfParams   `toml:"perf"`
+}
+
+// FileError is a problem with one profile file, naming where.
+type FileError struct {
+	Path string
+	Line int
+	Key  string
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Key != "" {
+		fmt.Fprintf(&b, ": key %s", e.Key)
+	}
+	fmt.Fprintf(&b, ": %v", e.Err)
+	return b.String()
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Load reads the embedded catalog and then every *.toml in opt.Dirs. It
+// returns the catalog, the problems found in user files (each a
+// *FileError; those files or entries were skipped), and an error only when
+// the embedded catalog itself is broken.
+func Load(opt Options) (*planner.Catalog, []error, error) {
+	c := &planner.Catalog{}
+	mem := planner.DefaultMemoryParams
+	perf := planner.DefaultPerfParams()
+	c.Memory, c.Perf = &mem, &perf
+	names, err := fs.Glob(embedded, "catalog/*.toml")
+	if err != nil {
+		return nil, nil, err
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		data, _ := embedded.ReadFile(n)
+		errs := merge(c, "embedded:"+n, data)
+		if len(errs) > 0 {
+			return nil, nil, fmt.Errorf("embedded catalog is broken: %w", errors.Join(errs...))
+		}
+	}
+	var problems []error
+	for _, d := range opt.Dirs {
+		files, err := filepath.Glob(filepath.Join(d, "*.toml"))
+		if err != nil {
+			problems = append(problems, &FileError{Path: d, Err: err})
+			continue
+		}
+		sort.Strings(files)
+		for _, p := range files {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				problems = append(problems, &FileError{Path: p, Err: err})
+				continue
+			}
+			problems = append(problems, merge(c, p, data)...)
+		}
+	}
+	return c, problems, nil
+}
+
+// LoadFile merges one extra profile file into c (for tests and tools).
+func LoadFile(c *planner.Catalog, path string, data []byte) []error { return merge(c, path, data) }
+
+func merge(c *planner.Catalog, path string, data []byte) []error {
+	var f file
+	md, err := toml.Decode(string(data), &f)
+	if err != nil {
+		return []error{tomlError(path, err)}
+	}
+	var errs []error
+	for _, k := range md.Undecoded() {
+		errs = append(errs, &FileError{Path: path, Key: k.String(), Err: errors.New("unknown key (typo?); ignored")})
+	}
+	for i, h := range f.Hardware {
+		if err := checkHardware(h); err != nil {
+			errs = append(errs, &FileError{Path: path, Key: fmt.Sprintf("hardware[%d] (id %q)", i, h.ID), Err: err})
+			continue
+		}
+		c.Hardware = upsert(c.Hardware, h, func(x planner.Hardware) string { return x.ID })
+	}
+	for i, m := range f.Model {
+		if err := checkModel(m); err != nil {
+			errs = append(errs, &FileError{Path: path, Key: fmt.Sprintf("model[%d] (id %q)", i, m.ID), Err: err})
+			continue
+		}
+		c.Models = upsert(c.Models, m, func(x planner.Model) string { return x.ID })
+	}
+	for i, q := range f.Quant {
+		if q.ID == "" || q.LinearBPW <= 0 || q.LinearBPW > 32 || q.EmbedBPW <= 0 || q.HeadBPW <= 0 {
+			errs = append(errs, &FileError{Path: path, Key: fmt.Sprintf("quant[%d] (id %q)", i, q.ID), Err: errors.New("needs id and linear_bpw, embed_bpw, head_bpw in (0, 32]")})
+			continue
+		}
+		c.Quants = upsert(c.Quants, q, func(x planner.Quant) string { return x.ID })
+	}
+	for i, k := range f.KVType {
+		if k.ID == "" || k.BytesPerElement <= 0 || k.BytesPerElement > 4 {
+			errs = append(errs, &FileError{Path: path, Key: fmt.Sprintf("kv_type[%d] (id %q)", i, k.ID), Err: errors.New("needs id and bytes_per_element in (0, 4]")})
+			continue
+		}
+		c.KVTypes = upsert(c.KVTypes, k, func(x planner.KVType) string { return x.ID })
+	}
+	for i, e := range f.Engine {
+		if e.ID == "" || e.Policy == "" || len(e.Backends) == 0 {
+			errs = append(errs, &FileError{Path: path, Key: fmt.Sprintf("engine[%d] (id %q)", i, e.ID), Err: errors.New("needs id, policy and backends")})
+			continue
+		}
+		c.Engines = upsert(c.Engines, e, func(x planner.Engine) string { return string(x.ID) })
+	}
+	if f.Memory != nil {
+		m := *f.Memory
+		c.Memory = &m
+	}
+	if f.Perf != nil {
+		p := *f.Perf
+		c.Perf = &p
+	}
+	return errs
+}
+
+func tomlError(path string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return &FileError{Path: path, Line: pe.Position.Line, Key: pe.LastKey, Err: errors.New(pe.Message)}
+	}
+	return &FileError{Path: path, Err: err}
+}
+
+func upsert[T any](xs []T, x T, id func(T) string) []T {
+	for i := range xs {
+		if id(xs[i]) == id(x) {
+			xs[i] = x
+			return xs
+		}
+	}
+	return append(xs, x)
+}
+
+func checkHardware(h planner.Hardware) error {
+	switch {
+	case h.ID == "":
+		return errors.New("missing id")
+	case h.Memory <= 0:
+		return errors.New("memory must be positive (e.g. memory = \"24 GiB\")")
+	case h.BandwidthGBs <= 0 || h.BandwidthGBs > 100000:
+		return errors.New("bandwidth_gb_s must be in (0, 100000]")
+	case len(h.Backends) == 0:
+		return errors.New("backends must list at least one of cuda, rocm, vulkan, metal, sycl, cpu")
+	}
+	for p, v := range h.TFLOPS {
+		if v < 0 || v > 1e5 {
+			return fmt.Errorf("tflops.%s = %g is not a sane rate", p, v)
+		}
+	}
+	return nil
+}
+
+func checkModel(m planner.Model) error {
+	switch {
+	case m.ID == "":
+		return errors.New("missing id")
+	case m.Layers <= 0 || m.Layers > 1000:
+		return errors.New("layers must be in 1..1000")
+	case m.Hidden <= 0 || m.Heads <= 0:
+		return errors.New("hidden and heads must be positive")
+	case m.Params <= 0:
+		return errors.New("params must be positive (e.g. params = \"8B\")")
+	case m.KVHeads < 0 || m.KVHeads > m.Heads && m.MLA == nil:
+		return errors.New("kv_heads must be between 1 and heads")
+	}
+	return nil
+}
