@@ -184,7 +184,8 @@ func planPaged(s Scenario, b Backend, maxLen Tokens) pagedPlan {
 		}
 		p.budget = Bytes(u * float64(dev))
 		p.batched = vllmBatchedTokens(s, maxLen)
-		p.act = VLLMActivationPeak(s.Model, p.batched, vllmMaxSeqs(s), tp, mp.VLLMActivationFactor) + mp.VLLMReserve
+		p.act = VLLMActivationPeak(s.Model, p.batched, vllmMaxSeqs(s), tp, mp.VLLMActivationFactor)
+		p.runtime += mp.VLLMReserve
 		p.graphs = VLLMCUDAGraphBytes(s.Model)
 		if b == CPU {
 			p.graphs = 0
