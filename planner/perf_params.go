@@ -1,43 +1,63 @@
 package planner
 
-// PerfParams are the fitted efficiencies of the performance model, keyed by
-// hardware class × engine × backend and by quant kernel. They are fitted on
-// published measurements (profiles/catalog/fitted.toml, `headroom refit`)
-// and may be replaced by a machine's calibration.
+import "math"
+
+// PerfParams are the fitted efficiencies of the performance model. Each
+// efficiency is exp(intercept + Σ effects) over the scenario's features
+// (device kind, architecture, vendor, engine, backend, weight format and a
+// few interactions), so a device never seen in the data still gets the
+// effects of its architecture, engine and format. They are fitted on
+// published measurements by FitPerf (profiles/catalog/fitted.toml,
+// `headroom refit`) and replaced per machine by calibration.
 type PerfParams struct {
 	// Fitted records provenance: data, date, fit quality.
 	Fitted string `toml:"fitted" json:"fitted"`
-	// Groups maps "hwclass/engine/backend" (and coarser fallbacks
-	// "hwclass/*/*", "*/engine/*") to efficiency terms.
-	Groups map[string]PerfGroup `toml:"groups" json:"groups"`
-	// QuantDecode and QuantPrefill are per-weight-format multipliers of
-	// decode bandwidth efficiency and prefill compute efficiency.
-	QuantDecode  map[string]float64 `toml:"quant_decode" json:"quant_decode"`
-	QuantPrefill map[string]float64 `toml:"quant_prefill" json:"quant_prefill"`
+	// Source labels figures: "prior", "fitted" or "calibrated".
+	Source string `toml:"source" json:"source"`
+	// Decode is the log-efficiency model of achieved ÷ peak memory
+	// bandwidth in decode steps.
+	Decode Effects `toml:"decode" json:"decode"`
+	// Prefill is the log-efficiency model of achieved ÷ peak FLOP/s.
+	Prefill Effects `toml:"prefill" json:"prefill"`
+	// QueueFactor is the share of other requests' prefills a new request
+	// waits for in a continuously batched server (TTFT term), per engine.
+	QueueFactor map[string]float64 `toml:"queue_factor" json:"queue_factor"`
+	// LayerOverheadUs is the fixed cost per layer per step by backend
+	// (kernel launches and synchronization), microseconds.
+	LayerOverheadUs map[string]float64 `toml:"layer_overhead_us" json:"layer_overhead_us"`
+	// ErrorBand holds validation MdAPE per metric (percent), shown as ±.
+	ErrorBand map[string]float64 `toml:"error_band" json:"error_band"`
 }
 
-// PerfGroup holds efficiency factors for one group.
-type PerfGroup struct {
-	// DecodeBW is achieved ÷ peak memory bandwidth for batch-1 decode.
-	DecodeBW float64 `toml:"decode_bw" json:"decode_bw"`
-	// PrefillCompute is achieved ÷ peak FLOP/s for prefill.
-	PrefillCompute float64 `toml:"prefill_compute" json:"prefill_compute"`
-	// StepOverheadMs is the fixed per-step cost (scheduling, launches).
-	StepOverheadMs float64 `toml:"step_overhead_ms" json:"step_overhead_ms"`
-	// Rows is how many measurements informed this group.
-	Rows int `toml:"rows" json:"rows"`
+// Effects is an additive model in log space: intercept plus one term per
+// present feature ("arch=ada", "engine=vllm", "quant=q4_k_m" ...).
+type Effects struct {
+	Intercept float64            `toml:"intercept" json:"intercept"`
+	Terms     map[string]float64 `toml:"terms" json:"terms"`
+}
+
+// Eval returns exp(intercept + Σ terms of features), clamped to [lo, hi].
+func (e Effects) Eval(features []string, lo, hi float64) float64 {
+	v := e.Intercept
+	for _, f := range features {
+		v += e.Terms[f]
+	}
+	return math.Min(hi, math.Max(lo, math.Exp(v)))
 }
 
 // DefaultPerfParams are priors used when nothing is fitted: 70% of peak
-// bandwidth for decode (consumer/APU llama.cpp decode reaches 60-80% MBU,
-// modeling.md §3.5) and 40% of peak FLOP/s for prefill.
+// bandwidth in decode (consumer and APU llama.cpp decode reaches 60-80%
+// MBU, modeling.md §3.5) and 45% of peak FLOP/s in prefill (RTX 4080 pp512
+// ≈ 111 of ~200 TFLOP/s, ibid.).
 func DefaultPerfParams() PerfParams {
 	return PerfParams{
-		Fitted: "prior (no fit)",
-		Groups: map[string]PerfGroup{
-			"*/*/*": {DecodeBW: 0.7, PrefillCompute: 0.4, StepOverheadMs: 2},
-		},
-		QuantDecode:  map[string]float64{},
-		QuantPrefill: map[string]float64{},
+		Fitted:      "prior (no fit)",
+		Source:      "prior",
+		Decode:      Effects{Intercept: math.Log(0.7), Terms: map[string]float64{}},
+		Prefill:     Effects{Intercept: math.Log(0.45), Terms: map[string]float64{}},
+		QueueFactor: map[string]float64{},
+		// ~5 kernels per layer at a few µs each [U]; fitted per backend.
+		LayerOverheadUs: map[string]float64{},
+		ErrorBand:   map[string]float64{},
 	}
 }

@@ -40,5 +40,7 @@ func commands(g *globalOptions) []*cobra.Command {
 	return []*cobra.Command{
 		newFitCmd(g),
 		newListCmd(g),
+		newValidateCmd(g),
+		newRefitCmd(g),
 	}
 }

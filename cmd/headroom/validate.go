@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/headroom-planner/headroom/planner"
+	"github.com/headroom-planner/headroom/profiles/measurements"
+	"github.com/spf13/cobra"
+)
+
+func newValidateCmd(g *globalOptions) *cobra.Command {
+	var data string
+	var jsonOut, rows bool
+	cmd := &cobra.Command{
+		Use:   "validate [--data FILE.csv]",
+		Short: "Predict every row of a measurement file and report the error per metric",
+		Long: `validate predicts each row of a CSV in the measurement schema
+(hardware,devices,engine,backend,engine_version,model,quant,kv_type,prompt_tokens,
+gen_tokens,concurrency,context_depth,metric,value,unit,source,notes) and reports,
+per metric: rows, rows predicted, MdAPE, P90 absolute percentage error and the
+signed median error (bias), the worst rows, and breakdowns by engine and
+hardware kind. Without --data it scores the embedded published measurements.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := loadCatalog(g)
+			if err != nil {
+				return err
+			}
+			var ms []planner.Measurement
+			var bad []error
+			if data == "" {
+				ms, bad, err = measurements.LoadPublished()
+			} else {
+				f, ferr := os.Open(data)
+				if ferr != nil {
+					return withCode(exitUsage, fmt.Errorf("--data: %w", ferr))
+				}
+				defer f.Close()
+				ms, bad, err = measurements.Read(f, data)
+			}
+			if err != nil {
+				return err
+			}
+			for _, e := range bad {
+				fmt.Fprintf(cmd.ErrOrStderr(), "headroom: warning: skipped %v\n", e)
+			}
+			rep := planner.Validate(c, ms, c.Perf)
+			if jsonOut {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			printReport(cmd.OutOrStdout(), rep, rows, len(bad))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&data, "data", "", "CSV file in the measurement schema (default: the embedded published measurements)")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON: {\"metrics\": {\"<metric>\": {\"rows\", \"predicted\", \"mdape\", \"p90\", \"bias\"}}, ...}")
+	cmd.Flags().BoolVar(&rows, "rows", false, "also print every row with its prediction")
+	return cmd
+}
+
+func printReport(w io.Writer, rep planner.Report, rows bool, skipped int) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "metric\trows\tpredicted\tMdAPE %\tP90 %\tbias %\t")
+	for _, m := range planner.Metrics {
+		r, ok := rep.Metrics[m]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%+.1f\t\n", m, r.Rows, r.Predicted, r.MdAPE, r.P90, r.Bias)
+	}
+	tw.Flush()
+	if skipped > 0 {
+		fmt.Fprintf(w, "(%d malformed rows skipped)\n", skipped)
+	}
+	for _, grp := range []struct {
+		title string
+		m     map[string]map[planner.Metric]planner.MetricReport
+	}{{"by engine", rep.ByEngine}, {"by hardware kind", rep.ByKind}} {
+		fmt.Fprintf(w, "\nMdAPE %% %s (predicted/rows):\n", grp.title)
+		keys := make([]string, 0, len(grp.m))
+		for k := range grp.m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		for _, k := range keys {
+			fmt.Fprintf(tw, "  %s\t", k)
+			for _, m := range planner.Metrics {
+				if r, ok := grp.m[k][m]; ok {
+					fmt.Fprintf(tw, "%s %.0f%% (%d/%d)\t", m, r.MdAPE, r.Predicted, r.Rows)
+				}
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
+	}
+	if len(rep.Unpredicted) > 0 {
+		fmt.Fprintln(w, "\nRows not predicted:")
+		for why, n := range rep.Unpredicted {
+			fmt.Fprintf(w, "  %3d  %s\n", n, why)
+		}
+	}
+	fmt.Fprintln(w, "\nWorst rows:")
+	for _, m := range planner.Metrics {
+		for _, r := range rep.Worst[m] {
+			fmt.Fprintf(w, "  %-13s %+7.0f%%  pred %-9.4g meas %-9.4g %s %s %s %s c=%d\n", m, r.Signed, r.Predicted, r.Row.Value,
+				r.Row.Hardware, r.Row.Engine, r.Row.Model, r.Row.Quant, max(r.Row.Concurrency, 1))
+		}
+	}
+	if rows {
+		fmt.Fprintln(w, "\nAll rows:")
+		for _, r := range rep.Results {
+			fmt.Fprintf(w, "  %-13s pred %-10.4g meas %-10.4g %+6.0f%% %s|%s|%s|%s|p%d g%d c%d d%d %s\n", r.Row.Metric, r.Predicted, r.Row.Value, r.Signed,
+				r.Row.Hardware, r.Row.Engine, r.Row.Model, r.Row.Quant, r.Row.PromptTokens, r.Row.GenTokens, r.Row.Concurrency, r.Row.ContextDepth, r.Err)
+		}
+	}
+}

@@ -1,0 +1,341 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+)
+
+// FitOptions control FitPerf.
+type FitOptions struct {
+	// Ridge is the L2 penalty on effect terms in log space (intercepts
+	// are not penalized). Larger values shrink rare groups toward the
+	// overall mean; 2 was chosen by leave-one-hardware-out validation.
+	Ridge float64
+	// Rounds of alternating decode/prefill fits.
+	Rounds int
+	// layers fixes the per-layer overheads (FitPerfWithOverheads).
+	layers map[string]float64
+}
+
+// decodeMetric reports whether a metric's row informs decode efficiency
+// (and prefill efficiency otherwise).
+func decodeMetric(m Metric) bool {
+	switch m {
+	case MetricTG, MetricTPOT, MetricITL, MetricTotalOut, MetricReqPerS:
+		return true
+	}
+	return false
+}
+
+// impliedEfficiency finds the efficiency (decode if dec, else prefill)
+// that makes the model reproduce the row, holding the other at p's value,
+// by bisection in log space over [0.003, 2]. ok is false when the row
+// cannot be inverted (unknown device, or no efficiency reaches it).
+func impliedEfficiency(c *Catalog, m Measurement, p *PerfParams, dec bool) (float64, bool) {
+	f := func(eff float64) float64 {
+		var v float64
+		var err error
+		if dec {
+			v, err = predictMeasurementEff(c, m, p, eff, 0)
+		} else {
+			v, err = predictMeasurementEff(c, m, p, 0, eff)
+		}
+		if err != nil {
+			return math.NaN()
+		}
+		return v
+	}
+	// Latencies fall as efficiency rises; rates rise.
+	sign := 1.0
+	if m.Metric == MetricTTFT || m.Metric == MetricTPOT || m.Metric == MetricITL {
+		sign = -1
+	}
+	lo, hi := math.Log(0.003), math.Log(2.0)
+	flo, fhi := f(math.Exp(lo)), f(math.Exp(hi))
+	if math.IsNaN(flo) || math.IsNaN(fhi) {
+		return 0, false
+	}
+	target := m.Value
+	if sign*(flo-target) > 0 || sign*(fhi-target) < 0 {
+		return 0, false // unreachable: overheads or the other term dominate
+	}
+	for i := 0; i < 40; i++ {
+		mid := (lo + hi) / 2
+		if sign*(f(math.Exp(mid))-target) < 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Exp((lo + hi) / 2), true
+}
+
+// ridgeFit regresses y on one-hot features with an unpenalized intercept.
+func ridgeFit(feats [][]string, y []float64, lambda float64) Effects {
+	idx := map[string]int{}
+	for _, fs := range feats {
+		for _, f := range fs {
+			if _, ok := idx[f]; !ok {
+				idx[f] = len(idx)
+			}
+		}
+	}
+	n, k := len(y), len(idx)+1
+	if n == 0 {
+		return Effects{Terms: map[string]float64{}}
+	}
+	x := mat.NewDense(n, k, nil)
+	for i, fs := range feats {
+		x.Set(i, 0, 1)
+		for _, f := range fs {
+			x.Set(i, idx[f]+1, 1)
+		}
+	}
+	yv := mat.NewVecDense(n, y)
+	var xtx mat.Dense
+	xtx.Mul(x.T(), x)
+	for j := 1; j < k; j++ {
+		xtx.Set(j, j, xtx.At(j, j)+lambda)
+	}
+	var xty mat.VecDense
+	xty.MulVec(x.T(), yv)
+	var beta mat.VecDense
+	if err := beta.SolveVec(&xtx, &xty); err != nil {
+		// Singular even with the ridge: fall back to the mean.
+		mean := 0.0
+		for _, v := range y {
+			mean += v
+		}
+		return Effects{Intercept: mean / float64(n), Terms: map[string]float64{}}
+	}
+	e := Effects{Intercept: beta.AtVec(0), Terms: map[string]float64{}}
+	for f, j := range idx {
+		if v := beta.AtVec(j + 1); math.Abs(v) > 1e-9 {
+			e.Terms[f] = math.Round(v*1e5) / 1e5
+		}
+	}
+	e.Intercept = math.Round(e.Intercept*1e5) / 1e5
+	return e
+}
+
+// FitPerf fits the decode and prefill efficiency models on measurements:
+// each row is inverted to the efficiency that reproduces it under the
+// physical step model, and log efficiencies are regressed on the
+// scenario's features with a ridge penalty (gonum/mat). The TTFT queue
+// factor per engine is then fitted by minimizing the median absolute log
+// error (gonum/optimize, Nelder-Mead on one variable).
+func FitPerf(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
+	if opt.Ridge == 0 {
+		opt.Ridge = 2
+	}
+	if opt.Rounds == 0 {
+		opt.Rounds = 3
+	}
+	p := DefaultPerfParams()
+	p.Source = "fitted"
+	for k, v := range opt.layers {
+		p.LayerOverheadUs[k] = v
+	}
+	for round := 0; round < opt.Rounds; round++ {
+		for _, dec := range []bool{true, false} {
+			var feats [][]string
+			var y []float64
+			for _, m := range rows {
+				if m.Metric == MetricKV || decodeMetric(m.Metric) != dec || m.Metric == MetricTTFT {
+					continue
+				}
+				eff, ok := impliedEfficiency(c, m, &p, dec)
+				if !ok {
+					continue
+				}
+				s, err := ScenarioFor(c, m)
+				if err != nil {
+					continue
+				}
+				b, _ := s.ResolveBackend()
+				feats = append(feats, Features(s, b))
+				y = append(y, math.Log(eff))
+			}
+			e := ridgeFit(feats, y, opt.Ridge)
+			if dec {
+				p.Decode = e
+			} else {
+				p.Prefill = e
+			}
+		}
+	}
+	p.QueueFactor = fitQueue(c, rows, &p)
+	return p
+}
+
+// FitPerfWithOverheads also fits the per-layer step overhead of each
+// backend by coordinate descent over a grid (each candidate refits the
+// efficiencies), scoring decode rows by MdAPE + 0.2·P90.
+func FitPerfWithOverheads(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
+	lay := map[string]float64{}
+	backends := map[string]bool{}
+	for _, m := range rows {
+		if m.Backend != "" {
+			backends[m.Backend] = true
+		}
+	}
+	names := make([]string, 0, len(backends))
+	for b := range backends {
+		names = append(names, b)
+	}
+	sort.Strings(names)
+	score := func(l map[string]float64) (float64, PerfParams) {
+		p := fitPerfFixed(c, rows, opt, l)
+		var res []RowResult
+		for _, m := range rows {
+			if decodeMetric(m.Metric) {
+				res = append(res, predictRow(c, m, &p))
+			}
+		}
+		r := summarize(res)
+		return r.MdAPE + 0.2*r.P90, p
+	}
+	best, bp := score(lay)
+	for pass := 0; pass < 2; pass++ {
+		for _, b := range names {
+			for _, v := range []float64{0, 10, 20, 35, 50, 80, 120} {
+				trial := map[string]float64{}
+				for k, x := range lay {
+					trial[k] = x
+				}
+				trial[b] = v
+				if sc, p := score(trial); sc < best {
+					best, bp, lay = sc, p, trial
+				}
+			}
+		}
+	}
+	return bp
+}
+
+func fitPerfFixed(c *Catalog, rows []Measurement, opt FitOptions, lay map[string]float64) PerfParams {
+	o := opt
+	o.layers = lay
+	return FitPerf(c, rows, o)
+}
+
+// fitQueue fits the TTFT queueing share per engine on serving TTFT rows.
+func fitQueue(c *Catalog, rows []Measurement, p *PerfParams) map[string]float64 {
+	byEngine := map[string][]Measurement{}
+	for _, m := range rows {
+		if m.Metric == MetricTTFT && IsServing(m) && m.Concurrency > 1 {
+			byEngine[m.Engine] = append(byEngine[m.Engine], m)
+		}
+	}
+	out := map[string]float64{}
+	for eng, ms := range byEngine {
+		loss := func(x []float64) float64 {
+			q := math.Max(0, x[0])
+			pp := *p
+			pp.QueueFactor = map[string]float64{eng: q}
+			var errs []float64
+			for _, m := range ms {
+				v, err := PredictMeasurement(c, m, &pp)
+				if err != nil || v <= 0 {
+					continue
+				}
+				errs = append(errs, math.Abs(math.Log(v/m.Value)))
+			}
+			if len(errs) == 0 {
+				return 0
+			}
+			sort.Float64s(errs)
+			return errs[len(errs)/2] + 0.1*errs[len(errs)*9/10]
+		}
+		res, err := optimize.Minimize(optimize.Problem{Func: loss}, []float64{0.5}, nil, &optimize.NelderMead{})
+		if err != nil {
+			continue
+		}
+		out[eng] = math.Round(math.Max(0, res.X[0])*1000) / 1000
+	}
+	return out
+}
+
+// CrossValidation is leave-one-hardware-out validation of FitPerf.
+type CrossValidation struct {
+	Metrics map[Metric]MetricReport `json:"metrics"`
+	Folds   int                     `json:"folds"`
+}
+
+// LeaveOneHardwareOut refits without each device in turn and predicts that
+// device's rows, so the error shows how the fit generalizes to devices it
+// never saw.
+//
+// The per-layer overheads (a handful of backend constants) are taken from
+// full, the fit on all rows; the effects are refitted in every fold.
+func LeaveOneHardwareOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfParams) CrossValidation {
+	byHW := map[string][]Measurement{}
+	for _, m := range rows {
+		byHW[m.Hardware] = append(byHW[m.Hardware], m)
+	}
+	var res []RowResult
+	for hw, held := range byHW {
+		var train []Measurement
+		for _, m := range rows {
+			if m.Hardware != hw {
+				train = append(train, m)
+			}
+		}
+		o := opt
+		o.layers = full.LayerOverheadUs
+		p := FitPerf(c, train, o)
+		for _, m := range held {
+			res = append(res, predictRow(c, m, &p))
+		}
+	}
+	rep := Summarize(c, res)
+	return CrossValidation{Metrics: rep.Metrics, Folds: len(byHW)}
+}
+
+// FitMemory fits the vLLM memory constants (activation factor, reserve)
+// on kv_tokens rows by grid search on the median absolute error.
+func FitMemory(c *Catalog, rows []Measurement) (MemoryParams, MetricReport) {
+	var kv []Measurement
+	for _, m := range rows {
+		if m.Metric == MetricKV {
+			kv = append(kv, m)
+		}
+	}
+	best := DefaultMemoryParams
+	bestScore := math.Inf(1)
+	var bestRep MetricReport
+	for _, af := range []float64{0, 0.5, 1, 1.5, 2, 3, 4, 6, 8} {
+		for _, rsv := range []float64{0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6} {
+			mp := DefaultMemoryParams
+			mp.VLLMActivationFactor = af
+			mp.VLLMReserve = Bytes(rsv * float64(GiB))
+			cc := *c
+			cc.Memory = &mp
+			var res []RowResult
+			for _, m := range kv {
+				res = append(res, predictRow(&cc, m, nil))
+			}
+			r := summarize(res)
+			score := r.MdAPE + 0.2*r.P90
+			if r.Predicted == r.Rows && score < bestScore {
+				best, bestScore, bestRep = mp, score, r
+			}
+		}
+	}
+	return best, bestRep
+}
+
+// Describe summarizes a report in one line per metric for fitted.toml.
+func (r Report) Describe() string {
+	var s string
+	for _, m := range Metrics {
+		if x, ok := r.Metrics[m]; ok {
+			s += fmt.Sprintf("%s MdAPE %.1f%% (%d/%d); ", m, x.MdAPE, x.Predicted, x.Rows)
+		}
+	}
+	return s
+}

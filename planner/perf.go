@@ -1,0 +1,343 @@
+package planner
+
+import (
+	"math"
+)
+
+// Workload is what the server is asked to do.
+type Workload struct {
+	Prompt      Tokens // prompt tokens per request
+	Gen         Tokens // generated tokens per request
+	Concurrency int    // requests in flight (decode batch)
+	Depth       Tokens // tokens already cached before the prompt (llama-bench -d)
+	// Serving is true for a continuously batching server under a closed
+	// loop of Concurrency clients (vllm bench serve, happy_vllm): other
+	// requests' prefills are interleaved with each request's decode steps.
+	Serving bool
+	// Saturate sets the batch to what the server can hold (offline
+	// throughput runs that state no concurrency).
+	Saturate bool
+}
+
+// Prediction is the speed answer for a scenario and workload.
+type Prediction struct {
+	PrefillTPS  TokensPerSecond `json:"prefill_tps"`    // prompt tokens/s of one prefill
+	DecodeTPS   TokensPerSecond `json:"decode_tps"`     // tokens/s seen by one request
+	TotalTPS    TokensPerSecond `json:"total_tps"`      // output tokens/s of all requests
+	TTFT        Milliseconds    `json:"ttft_ms"`        // time to first token
+	TPOT        Milliseconds    `json:"tpot_ms"`        // time per output token after the first
+	StepMs      Milliseconds    `json:"decode_step_ms"` // one decode step of the whole batch
+	ReqPerS     float64         `json:"req_per_s"`
+	Bound       string          `json:"bound"` // "memory" or "compute" (decode step)
+	DecodeEff   float64         `json:"decode_bw_efficiency"`
+	PrefillEff  float64         `json:"prefill_compute_efficiency"`
+	Source      string          `json:"source"` // prior, fitted, calibrated
+	Concurrency int             `json:"concurrency"`
+}
+
+// Features returns the scenario's feature keys for the efficiency models:
+// device kind, vendor, architecture, engine, backend, weight format, and
+// the interactions engine×backend, arch×engine, engine×quant, plus
+// "nonnative" when the format's math has no native tensor path on the
+// device (INT8 on RDNA3.5, FP8 on Ampere: modeling.md §3.6, seed 002).
+func Features(s Scenario, b Backend) []string {
+	h := s.Hardware
+	eng := string(s.Engine.ID)
+	f := []string{
+		"kind=" + string(h.Kind),
+		"vendor=" + h.Vendor,
+		"arch=" + h.Arch,
+		"engine=" + eng,
+		"backend=" + string(b),
+		"quant=" + s.Quant.ID,
+		"family=" + string(s.Quant.Family),
+		"engine*backend=" + eng + "*" + string(b),
+		"arch*engine=" + h.Arch + "*" + eng,
+		"engine*family=" + eng + "*" + string(s.Quant.Family),
+	}
+	if p := s.Quant.NeedsNative; p != "" && !h.SupportsNative(p) {
+		f = append(f, "nonnative="+string(p))
+	}
+	if s.devices() > 1 {
+		if s.Engine.IsGGML() {
+			f = append(f, "multi-device=layer-split")
+		} else {
+			f = append(f, "multi-device=tensor-parallel")
+		}
+	}
+	return f
+}
+
+// stepOverheadMs is the fixed cost of one forward step per engine:
+// scheduling, sampling and kernel launches [U: typical figures — Python
+// engines spend milliseconds per step, llama.cpp well under one; HF
+// transformers' eager generate loop tens of ms on 7B models]. The fitted
+// efficiencies absorb what these constants miss.
+func stepOverheadMs(e Engine, b Backend) float64 {
+	switch e.Policy {
+	case "vllm", "sglang", "trtllm":
+		return 3
+	case "tgi":
+		return 4
+	case "transformers":
+		return 15
+	case "ollama":
+		return 1
+	}
+	if b == CPU {
+		return 0.2
+	}
+	return 0.5
+}
+
+// layerOverheadUs is the per-layer step cost for backend b: fitted, or a
+// 20 µs prior (a handful of kernel launches per layer [U]).
+func layerOverheadUs(p *PerfParams, b Backend) float64 {
+	if p != nil {
+		if v, ok := p.LayerOverheadUs[string(b)]; ok {
+			return v
+		}
+	}
+	return 20
+}
+
+// expertsTouched is the expected number of distinct experts B tokens
+// route to with top-k of E uniform experts: E(1 − (1 − k/E)^B)
+// (modeling.md §3.3).
+func expertsTouched(e, k, b int) float64 {
+	if e <= 0 {
+		return 0
+	}
+	return float64(e) * (1 - math.Pow(1-float64(k)/float64(e), float64(b)))
+}
+
+// decodeWeightBytes is the weight traffic of one decode step of batch b on
+// one device: dense weights once, plus the experts the batch touches.
+func decodeWeightBytes(s Scenario, b int) float64 {
+	m, q := s.Model, s.Quant
+	total := float64(WeightBytes(m, q))
+	if m.IsMoE() {
+		ex := float64(m.ExpertParams()) * q.expertBPW() / 8
+		dense := total - ex
+		frac := expertsTouched(m.Experts, m.TopK, b) / float64(m.Experts)
+		total = dense + ex*frac
+	}
+	// Embedding rows are gathered, not streamed; the output head is read.
+	emb := float64(m.Vocab) * float64(m.Hidden) * q.EmbedBPW / 8
+	if !m.TiedEmbeddings {
+		total -= emb
+	}
+	return total / float64(speedDevices(s))
+}
+
+// speedDevices is how many devices share one step's work: all of them under
+// tensor parallel, one at a time under llama.cpp's layer split (pipeline:
+// "no speedup for a single sequence", modeling.md §3.4).
+func speedDevices(s Scenario) int {
+	if s.Engine.IsGGML() {
+		return 1
+	}
+	return s.devices()
+}
+
+// attnDim is H_q × d_h, the attention width that multiplies context.
+func attnDim(m Model) float64 { return float64(m.Heads * m.headDim()) }
+
+// computePeak is the device's dense peak for the format's math: weight-only
+// formats compute in fp16/bf16; W8A8 formats use int8/fp8 where native,
+// else fall back to fp16 (modeling.md §3.1, §3.6).
+func computePeak(s Scenario) float64 {
+	h := s.Hardware
+	p := s.Quant.Compute
+	if p == "" || p == FP32 && h.Kind != KindCPU {
+		p = FP16
+	}
+	if !h.SupportsNative(p) {
+		p = FP16
+	}
+	if s.Quant.Compute == BF16 && h.SupportsNative(BF16) {
+		p = BF16
+	}
+	v := h.Peak(p)
+	if v <= 0 {
+		v = 1e12
+	}
+	return v
+}
+
+// allReduceMs is the tensor-parallel cost of one step of t tokens: 2L
+// all-reduces of t × d × 2 bytes, ring time α + 2(p−1)/p × bytes/busBW
+// (modeling.md §3.4; α 15 µs on NVLink/xGMI, 30 µs over PCIe [U]).
+func allReduceMs(s Scenario, tokens float64) float64 {
+	p := s.devices()
+	if p <= 1 || s.Engine.IsGGML() {
+		return 0
+	}
+	ic := s.Hardware.Interconnect
+	bw := ic.GBs * 1e9
+	alpha := 15e-6
+	if bw <= 0 || ic.Kind == "none" {
+		bw = 25e9
+	}
+	if len(ic.Kind) >= 4 && ic.Kind[:4] == "pcie" {
+		alpha = 30e-6
+	}
+	bytes := tokens * float64(s.Model.Hidden) * 2
+	per := alpha + 2*float64(p-1)/float64(p)*bytes/bw
+	return 2 * float64(s.Model.Layers) * per * 1000
+}
+
+// perfModel binds a scenario to its efficiencies.
+type perfModel struct {
+	s          Scenario
+	bw, peak   float64 // per device, bytes/s and FLOP/s
+	effD, effP float64
+	ovh        float64 // ms per step
+	kvTok      float64 // per device
+}
+
+func newPerfModel(s Scenario, p *PerfParams) perfModel {
+	return newPerfModelEff(s, p, 0, 0)
+}
+
+// newPerfModelEff is newPerfModel with the efficiencies forced when
+// positive (used by the fitter to invert rows).
+func newPerfModelEff(s Scenario, p *PerfParams, effD, effP float64) perfModel {
+	b, _ := s.ResolveBackend()
+	if p == nil {
+		d := DefaultPerfParams()
+		p = &d
+	}
+	f := Features(s, b)
+	pm := perfModel{
+		s:     s,
+		bw:    s.Hardware.Bandwidth(),
+		peak:  computePeak(s),
+		effD:  p.Decode.Eval(f, 0.02, 1.0),
+		effP:  p.Prefill.Eval(f, 0.005, 1.0),
+		ovh:   stepOverheadMs(s.Engine, b) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
+		kvTok: float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
+	}
+	if pm.bw <= 0 {
+		pm.bw = 50e9
+	}
+	if effD > 0 {
+		pm.effD = effD
+	}
+	if effP > 0 {
+		pm.effP = effP
+	}
+	return pm
+}
+
+// decodeStep returns the ms of one decode step of batch b at mean context
+// ctx, and whether memory or compute bounds it: t = overhead +
+// max(bytes/(BW·η_d), FLOPs/(P·η_p)) + all-reduce (modeling.md §3.1).
+func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
+	s := pm.s
+	m := s.Model
+	bytes := decodeWeightBytes(s, b) + float64(b)*ctx*pm.kvTok
+	tMem := bytes / (pm.bw * pm.effD) * 1000
+	flops := (2*float64(m.active())/float64(speedDevices(s)) + 4*float64(m.Layers)*attnDim(m)*ctx/float64(speedDevices(s))) * float64(b)
+	tComp := flops / (pm.peak * pm.effP) * 1000
+	t, bound := tMem, "memory"
+	if tComp > tMem {
+		t, bound = tComp, "compute"
+	}
+	return pm.ovh + t + allReduceMs(s, float64(b)), bound
+}
+
+// prefillCompute is the compute-only ms to process n prompt tokens at
+// depth d: 2·N_act·n + 2·L·d_attn·(n² + 2·n·d) FLOPs (causal attention;
+// modeling.md §3.1), at η_p of the device's peak.
+func (pm perfModel) prefillCompute(n, d float64) float64 {
+	m := pm.s.Model
+	flops := 2*float64(m.active())*n + 2*float64(m.Layers)*attnDim(m)*(n*n+2*n*d)
+	return flops / float64(speedDevices(pm.s)) / (pm.peak * pm.effP) * 1000
+}
+
+// prefill is the ms to prefill n tokens at depth d in one request: at
+// least one read of the weights, and the compute above.
+func (pm perfModel) prefill(n, d float64) float64 {
+	read := decodeWeightBytes(pm.s, int(math.Max(n, 1))) / (pm.bw * pm.effD) * 1000
+	return pm.ovh + math.Max(read, pm.prefillCompute(n, d)) + allReduceMs(pm.s, n)
+}
+
+// Predict returns speed figures for the scenario under workload w, using
+// the fitted efficiencies p (nil = priors).
+func Predict(s Scenario, w Workload, p *PerfParams) Prediction {
+	return predictWith(newPerfModel(s, p), w, p)
+}
+
+func predictWith(pm perfModel, w Workload, p *PerfParams) Prediction {
+	s := pm.s
+	b := max(w.Concurrency, 1)
+	prompt := float64(w.Prompt)
+	gen := float64(w.Gen)
+	if gen <= 0 {
+		gen = 128
+	}
+	ctx := float64(w.Depth) + prompt + gen/2
+	step, bound := pm.decodeStep(b, ctx)
+	tpot := step
+	tPre := pm.prefill(math.Max(prompt, 1), float64(w.Depth))
+	ttft := tPre
+	if w.Serving && b > 1 {
+		// Each request sees the other b−1 requests' prefills spread over
+		// its gen steps (continuous batching, modeling.md §3.2), and on
+		// arrival waits half a step plus a share of queued prefills.
+		chunk := pm.prefillCompute(prompt, float64(w.Depth))
+		tpot += float64(b-1) * chunk / gen
+		qf := 0.5
+		if p != nil {
+			if v, ok := p.QueueFactor[string(s.Engine.ID)]; ok {
+				qf = v
+			}
+		}
+		ttft += 0.5*step + qf*float64(b-1)*chunk
+	}
+	src := "prior"
+	if p != nil && p.Source != "" {
+		src = p.Source
+	}
+	cycle := ttft + (gen-1)*tpot
+	pr := Prediction{
+		PrefillTPS:  TokensPerSecond(math.Max(prompt, 1) / tPre * 1000),
+		DecodeTPS:   TokensPerSecond(1000 / tpot),
+		TTFT:        Milliseconds(ttft),
+		TPOT:        Milliseconds(tpot),
+		StepMs:      Milliseconds(step),
+		Bound:       bound,
+		DecodeEff:   pm.effD,
+		PrefillEff:  pm.effP,
+		Source:      src,
+		Concurrency: b,
+	}
+	if w.Serving {
+		pr.TotalTPS = TokensPerSecond(float64(b) * gen / cycle * 1000)
+		pr.ReqPerS = float64(b) / cycle * 1000
+	} else {
+		pr.TotalTPS = TokensPerSecond(float64(b) * 1000 / tpot)
+		pr.ReqPerS = float64(b) / cycle * 1000
+	}
+	return pr
+}
+
+// PrefillBatch returns aggregate prefill tokens/s when b sequences of n
+// tokens are prefilled together (llama-batched-bench S_PP).
+func PrefillBatch(s Scenario, n Tokens, b int, p *PerfParams) TokensPerSecond {
+	return prefillBatchWith(newPerfModel(s, p), n, b)
+}
+
+func prefillBatchWith(pm perfModel, n Tokens, b int) TokensPerSecond {
+	s := pm.s
+	seqs := float64(max(b, 1))
+	tot := float64(n) * seqs
+	m := s.Model
+	// Linear layers see all tokens at once; attention is per sequence.
+	flops := 2*float64(m.active())*tot + seqs*2*float64(m.Layers)*attnDim(m)*float64(n)*float64(n)
+	comp := flops / float64(speedDevices(s)) / (pm.peak * pm.effP) * 1000
+	read := decodeWeightBytes(s, int(tot)) / (pm.bw * pm.effD) * 1000
+	t := pm.ovh + math.Max(read, comp) + allReduceMs(s, tot)
+	return TokensPerSecond(tot / t * 1000)
+}

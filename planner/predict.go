@@ -1,0 +1,197 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ErrUnpredictable marks a measurement the model cannot predict (unknown
+// device or model, unsupported metric); validate counts these rows.
+type ErrUnpredictable struct{ Why string }
+
+func (e *ErrUnpredictable) Error() string { return "cannot predict: " + e.Why }
+
+// ScenarioFor builds the scenario a measurement row describes.
+func ScenarioFor(c *Catalog, m Measurement) (Scenario, error) {
+	var s Scenario
+	h, err := c.FindHardware(m.Hardware)
+	if err != nil {
+		return s, &ErrUnpredictable{Why: err.Error()}
+	}
+	mo, err := c.FindModel(m.Model)
+	if err != nil {
+		return s, &ErrUnpredictable{Why: err.Error()}
+	}
+	eng := m.Engine
+	e, err := c.FindEngine(eng)
+	if err != nil {
+		return s, &ErrUnpredictable{Why: err.Error()}
+	}
+	q, err := c.FindQuant(m.Quant)
+	if err != nil {
+		return s, &ErrUnpredictable{Why: err.Error()}
+	}
+	kvID := m.KVType
+	if kvID == "" {
+		kvID = "f16"
+	}
+	kv, err := c.FindKVType(kvID)
+	if err != nil {
+		return s, &ErrUnpredictable{Why: err.Error()}
+	}
+	s = Scenario{Hardware: h, Devices: max(m.Devices, 1), Engine: e, EngineVersion: m.EngineVersion,
+		Backend: Backend(m.Backend), Model: mo, Quant: q, KV: kv, Concurrency: max(m.Concurrency, 1), Mem: c.Memory}
+	if s.Backend != "" && !e.HasBackend(s.Backend) {
+		// Published rows are facts: an engine seen on a backend runs there.
+		e.Backends = append(append([]Backend{}, e.Backends...), s.Backend)
+		s.Engine = e
+	}
+	if s.Backend != "" && !h.HasBackend(s.Backend) {
+		h.Backends = append(append([]Backend{}, h.Backends...), s.Backend)
+		s.Hardware = h
+	}
+	if b, err := s.ResolveBackend(); err == nil {
+		f := e.Formats[b]
+		if !e.Loads(b, q.Family) {
+			e.Formats = copyFormats(e.Formats)
+			e.Formats[b] = append(append([]QuantFamily{}, f...), q.Family)
+			s.Engine = e
+		}
+	}
+	return s, nil
+}
+
+func copyFormats(m map[Backend][]QuantFamily) map[Backend][]QuantFamily {
+	out := make(map[Backend][]QuantFamily, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// kvOverrides applies the memory settings a kv_tokens row states in its
+// notes (gpu_memory_utilization=0.8, max_model_len=32768,
+// --mem-fraction-static 0.93).
+func kvOverrides(s *Scenario, notes string) {
+	n := strings.ReplaceAll(notes, " ", "")
+	var f float64
+	for _, key := range []string{"gpu_memory_utilization=", "--mem-fraction-static"} {
+		if i := strings.Index(n, key); i >= 0 {
+			if _, err := fmt.Sscanf(n[i+len(key):], "%g", &f); err == nil && f > 0 && f <= 1 {
+				s.GPUMemoryUtilization = f
+			}
+		}
+	}
+	var l int64
+	if i := strings.Index(n, "max_model_len="); i >= 0 {
+		if _, err := fmt.Sscanf(n[i+len("max_model_len="):], "%d", &l); err == nil && l > 0 {
+			s.Context = Tokens(l)
+		}
+	}
+	if s.Context == 0 {
+		s.Context = s.Model.MaxContext
+	}
+}
+
+// IsServing reports whether a row comes from a closed-loop serving
+// benchmark (interleaved prefills) rather than an offline batch.
+func IsServing(m Measurement) bool {
+	if strings.Contains(m.Notes, "batched-bench") {
+		return false
+	}
+	switch m.Metric {
+	case MetricTTFT, MetricTPOT, MetricITL, MetricReqPerS:
+		return m.PromptTokens > 0
+	case MetricTotalOut, MetricTG:
+		return m.Concurrency > 1 && m.PromptTokens > 0
+	}
+	return false
+}
+
+// WorkloadFor returns the workload a measurement row describes.
+func WorkloadFor(m Measurement) Workload {
+	w := Workload{Prompt: Tokens(m.PromptTokens), Gen: Tokens(m.GenTokens), Concurrency: max(m.Concurrency, 1),
+		Depth: Tokens(m.ContextDepth), Serving: IsServing(m)}
+	if m.Metric == MetricPP && w.Prompt == 0 {
+		w.Prompt = 2048 // "prompt ingestion speed" with no length stated
+	}
+	if m.Concurrency == 0 && strings.Contains(m.Notes, "MLPerf") {
+		// MLPerf Offline/Server runs saturate the system; OpenOrca requests
+		// average ~300 tokens in and out [U: approximate dataset means].
+		w.Saturate, w.Serving = true, true
+		w.Prompt, w.Gen = 300, 300
+	}
+	if m.Metric == MetricTG && !w.Serving {
+		// llama-bench tgN decodes from depth d with no prompt in the cache.
+		w.Prompt = 0
+	}
+	return w
+}
+
+// saturatedBatch is the decode batch of a saturated server: the engine's
+// sequence cap, or fewer when the KV pool holds fewer sequences.
+func saturatedBatch(s Scenario, w Workload) int {
+	capSeqs := s.Engine.MaxSeqs
+	if capSeqs <= 1 {
+		capSeqs = 256
+	}
+	s.Context = w.Prompt + w.Gen
+	s.Concurrency = capSeqs
+	r, err := Fit(s)
+	if err != nil || r.MaxConcurrencyAtContext <= 0 {
+		return 1
+	}
+	return min(capSeqs, r.MaxConcurrencyAtContext)
+}
+
+// PredictMeasurement predicts the value of a measurement row in its own
+// unit, with the fitted efficiencies p.
+func PredictMeasurement(c *Catalog, m Measurement, p *PerfParams) (float64, error) {
+	return predictMeasurementEff(c, m, p, 0, 0)
+}
+
+func predictMeasurementEff(c *Catalog, m Measurement, p *PerfParams, effD, effP float64) (float64, error) {
+	s, err := ScenarioFor(c, m)
+	if err != nil {
+		return 0, err
+	}
+	if m.Metric == MetricKV {
+		kvOverrides(&s, m.Notes)
+		s.Concurrency = 1
+		r, err := Fit(s)
+		if err != nil {
+			return 0, &ErrUnpredictable{Why: err.Error()}
+		}
+		if r.MaxKVTokens <= 0 {
+			return 0, &ErrUnpredictable{Why: "model does not fit"}
+		}
+		return float64(r.MaxKVTokens), nil
+	}
+	if err := s.Validate(); err != nil {
+		return 0, &ErrUnpredictable{Why: err.Error()}
+	}
+	w := WorkloadFor(m)
+	pm := newPerfModelEff(s, p, effD, effP)
+	if m.Metric == MetricPP && w.Concurrency > 1 {
+		return float64(prefillBatchWith(pm, w.Prompt, w.Concurrency)), nil
+	}
+	if w.Saturate {
+		w.Concurrency = saturatedBatch(s, w)
+	}
+	pr := predictWith(pm, w, p)
+	switch m.Metric {
+	case MetricPP:
+		return float64(pr.PrefillTPS), nil
+	case MetricTG:
+		return float64(pr.DecodeTPS), nil
+	case MetricTotalOut:
+		return float64(pr.TotalTPS), nil
+	case MetricTTFT:
+		return float64(pr.TTFT), nil
+	case MetricTPOT, MetricITL:
+		return float64(pr.TPOT), nil
+	case MetricReqPerS:
+		return pr.ReqPerS, nil
+	}
+	return 0, &ErrUnpredictable{Why: "unknown metric " + string(m.Metric)}
+}
