@@ -1,0 +1,126 @@
+package hf
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// quantConfig is a config.json quantization_config.
+type quantConfig struct {
+	QuantMethod  string             `json:"quant_method"`
+	Bits         int                `json:"bits"`
+	WBit         int                `json:"w_bit"`  // older AWQ configs
+	Format       string             `json:"format"` // compressed-tensors
+	ConfigGroups map[string]ctGroup `json:"config_groups"`
+	LoadIn4bit   bool               `json:"load_in_4bit"` // bitsandbytes
+	LoadIn8bit   bool               `json:"load_in_8bit"`
+	QuantAlgo    string             `json:"quant_algo"` // NVIDIA modelopt
+}
+
+// ctGroup is one compressed-tensors scheme.
+type ctGroup struct {
+	Weights          *ctArgs `json:"weights"`
+	InputActivations *ctArgs `json:"input_activations"`
+}
+
+// ctArgs is the precision of one side of a compressed-tensors scheme.
+type ctArgs struct {
+	NumBits int    `json:"num_bits"`
+	Type    string `json:"type"` // "int" or "float"
+}
+
+// fileQuant names a checkpoint's weight format with the catalog's quant ids
+// (profiles/catalog/quants.toml): the quantization_config when there is
+// one, else the dtype (bf16, f16, f32). The second result is the native
+// dtype for formats stored natively (fp8, mxfp4, nvfp4); empty otherwise.
+func fileQuant(q *quantConfig, dtype string) (id, native string) {
+	if q == nil {
+		return dtypeQuant(dtype), ""
+	}
+	bits := q.Bits
+	if bits == 0 {
+		bits = q.WBit
+	}
+	switch m := strings.ToLower(q.QuantMethod); m {
+	case "gptq":
+		return intQuant("gptq", bits), ""
+	case "awq":
+		return intQuant("awq", bits), ""
+	case "fp8", "fbgemm_fp8":
+		return "fp8", "fp8"
+	case "mxfp4":
+		return "mxfp4", "mxfp4"
+	case "bitsandbytes":
+		if q.LoadIn8bit {
+			return "bnb-int8", ""
+		}
+		return "bnb-nf4", ""
+	case "compressed-tensors":
+		return q.compressedTensors()
+	case "modelopt":
+		if a := strings.ToLower(q.QuantAlgo); a == "fp8" || a == "nvfp4" {
+			return a, a
+		}
+		return "modelopt-" + strings.ToLower(q.QuantAlgo), ""
+	default:
+		return m, ""
+	}
+}
+
+// intQuant is "gptq-int4", "awq-int4", "gptq-int8" ...; 4 bits when unstated.
+func intQuant(method string, bits int) string {
+	if bits == 0 {
+		bits = 4
+	}
+	return method + "-int" + strconv.Itoa(bits)
+}
+
+// compressedTensors reads the first scheme of a compressed-tensors config
+// (llm-compressor): fp8 weights → fp8; int8 weights and activations →
+// w8a8-int8; 4-bit float → nvfp4; 4-bit int weight-only → gptq-int4, whose
+// storage (4 bits plus a 16-bit scale per group) and Marlin kernels it
+// shares.
+func (q *quantConfig) compressedTensors() (string, string) {
+	names := make([]string, 0, len(q.ConfigGroups))
+	for n := range q.ConfigGroups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		g := q.ConfigGroups[n]
+		if g.Weights == nil {
+			continue
+		}
+		w, a := g.Weights, g.InputActivations
+		switch {
+		case w.Type == "float" && w.NumBits == 8:
+			return "fp8", "fp8"
+		case w.Type == "float" && w.NumBits == 4:
+			return "nvfp4", "nvfp4"
+		case w.Type == "int" && w.NumBits == 8 && a != nil && a.NumBits == 8:
+			return "w8a8-int8", ""
+		case w.Type == "int" && w.NumBits == 4:
+			return "gptq-int4", ""
+		case w.Type == "int":
+			return "w" + strconv.Itoa(w.NumBits) + "a16-int" + strconv.Itoa(w.NumBits), ""
+		}
+	}
+	if strings.Contains(q.Format, "float") {
+		return "fp8", "fp8"
+	}
+	return "compressed-tensors", ""
+}
+
+// dtypeQuant maps a torch dtype name to the catalog's float quant ids.
+func dtypeQuant(dtype string) string {
+	switch strings.TrimPrefix(dtype, "torch.") {
+	case "bfloat16":
+		return "bf16"
+	case "float16", "half":
+		return "f16"
+	case "float32", "float":
+		return "f32"
+	}
+	return ""
+}
