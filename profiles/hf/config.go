@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/headroom-planner/headroom/planner"
 )
@@ -174,8 +175,8 @@ func jsonError(data []byte, err error) error {
 	switch {
 	case errors.As(err, &se):
 		off := se.Offset
-		if off < int64(len(data)) {
-			off--
+		if !strings.HasPrefix(se.Error(), "unexpected end") {
+			off-- // the offset counts the offending byte itself
 		}
 		line, col := lineCol(data, off)
 		return fmt.Errorf("invalid JSON at line %d, column %d (byte offset %d): %w", line, col, off, err)
