@@ -63,7 +63,7 @@ func impliedEfficiency(c *Catalog, m Measurement, p *PerfParams, dec bool) (floa
 	if sign*(flo-target) > 0 || sign*(fhi-target) < 0 {
 		return 0, false // unreachable: overheads or the other term dominate
 	}
-	for i := 0; i < 40; i++ {
+	for i := 0; i < 24; i++ {
 		mid := (lo + hi) / 2
 		if sign*(f(math.Exp(mid))-target) < 0 {
 			lo = mid
@@ -74,8 +74,32 @@ func impliedEfficiency(c *Catalog, m Measurement, p *PerfParams, dec bool) (floa
 	return math.Exp((lo + hi) / 2), true
 }
 
-// ridgeFit regresses y on one-hot features with an unpenalized intercept.
-func ridgeFit(feats [][]string, y []float64, lambda float64) Effects {
+// robustFit is ridgeFit made robust to outlying rows by iteratively
+// reweighted least squares toward least absolute deviations (weights
+// 1/max(|residual|, 0.05)), so the fit targets the median error that
+// validate reports rather than the mean square that outliers dominate.
+func robustFit(feats [][]string, y []float64, lambda float64) Effects {
+	w := make([]float64, len(y))
+	for i := range w {
+		w[i] = 1
+	}
+	var e Effects
+	for it := 0; it < 6; it++ {
+		e = ridgeFit(feats, y, w, lambda)
+		for i := range y {
+			r := y[i] - e.Intercept
+			for _, f := range feats[i] {
+				r -= e.Terms[f]
+			}
+			w[i] = 1 / math.Max(math.Abs(r), 0.05)
+		}
+	}
+	return e
+}
+
+// ridgeFit regresses y on one-hot features with an unpenalized intercept,
+// weighting row i by w[i].
+func ridgeFit(feats [][]string, y, w []float64, lambda float64) Effects {
 	idx := map[string]int{}
 	for _, fs := range feats {
 		for _, f := range fs {
@@ -89,13 +113,16 @@ func ridgeFit(feats [][]string, y []float64, lambda float64) Effects {
 		return Effects{Terms: map[string]float64{}}
 	}
 	x := mat.NewDense(n, k, nil)
+	yw := make([]float64, n)
 	for i, fs := range feats {
-		x.Set(i, 0, 1)
+		sw := math.Sqrt(w[i])
+		x.Set(i, 0, sw)
 		for _, f := range fs {
-			x.Set(i, idx[f]+1, 1)
+			x.Set(i, idx[f]+1, sw)
 		}
+		yw[i] = y[i] * sw
 	}
-	yv := mat.NewVecDense(n, y)
+	yv := mat.NewVecDense(n, yw)
 	var xtx mat.Dense
 	xtx.Mul(x.T(), x)
 	for j := 1; j < k; j++ {
@@ -106,11 +133,12 @@ func ridgeFit(feats [][]string, y []float64, lambda float64) Effects {
 	var beta mat.VecDense
 	if err := beta.SolveVec(&xtx, &xty); err != nil {
 		// Singular even with the ridge: fall back to the mean.
-		mean := 0.0
-		for _, v := range y {
-			mean += v
+		mean, sw := 0.0, 0.0
+		for i, v := range y {
+			mean += v * w[i]
+			sw += w[i]
 		}
-		return Effects{Intercept: mean / float64(n), Terms: map[string]float64{}}
+		return Effects{Intercept: mean / sw, Terms: map[string]float64{}}
 	}
 	e := Effects{Intercept: beta.AtVec(0), Terms: map[string]float64{}}
 	for f, j := range idx {
@@ -160,7 +188,7 @@ func FitPerf(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
 				feats = append(feats, Features(s, b))
 				y = append(y, math.Log(eff))
 			}
-			e := ridgeFit(feats, y, opt.Ridge)
+			e := robustFit(feats, y, opt.Ridge)
 			if dec {
 				p.Decode = e
 			} else {
@@ -200,9 +228,9 @@ func FitPerfWithOverheads(c *Catalog, rows []Measurement, opt FitOptions) PerfPa
 		return r.MdAPE + 0.2*r.P90, p
 	}
 	best, bp := score(lay)
-	for pass := 0; pass < 2; pass++ {
+	for pass := 0; pass < 1; pass++ {
 		for _, b := range names {
-			for _, v := range []float64{0, 10, 20, 35, 50, 80, 120} {
+			for _, v := range []float64{0, 15, 30, 50, 80} {
 				trial := map[string]float64{}
 				for k, x := range lay {
 					trial[k] = x
@@ -228,7 +256,11 @@ func fitQueue(c *Catalog, rows []Measurement, p *PerfParams) map[string]float64 
 	byEngine := map[string][]Measurement{}
 	for _, m := range rows {
 		if m.Metric == MetricTTFT && IsServing(m) && m.Concurrency > 1 {
-			byEngine[m.Engine] = append(byEngine[m.Engine], m)
+			k := m.Engine
+			if WorkloadFor(m).VariableLengths {
+				k += "/variable"
+			}
+			byEngine[k] = append(byEngine[k], m)
 		}
 	}
 	out := map[string]float64{}

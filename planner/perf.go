@@ -14,6 +14,9 @@ type Workload struct {
 	// loop of Concurrency clients (vllm bench serve, happy_vllm): other
 	// requests' prefills are interleaved with each request's decode steps.
 	Serving bool
+	// VariableLengths is true when request lengths vary (ShareGPT-like
+	// datasets), which spreads arrivals out.
+	VariableLengths bool
 	// Saturate sets the batch to what the server can hold (offline
 	// throughput runs that state no concurrency).
 	Saturate bool
@@ -239,12 +242,39 @@ func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 	bytes := decodeWeightBytes(s, b) + float64(b)*ctx*pm.kvTok
 	tMem := bytes / (pm.bw * pm.effD) * 1000
 	flops := (2*float64(m.active())/float64(speedDevices(s)) + 4*float64(m.Layers)*attnDim(m)*ctx/float64(speedDevices(s))) * float64(b)
-	tComp := flops / (pm.peak * pm.effP) * 1000
+	tComp := flops / (pm.peak * pm.effP * smallBatchGEMM(b)) * 1000
 	t, bound := tMem, "memory"
 	if tComp > tMem {
 		t, bound = tComp, "compute"
 	}
 	return pm.ovh + t + allReduceMs(s, float64(b)), bound
+}
+
+// queueFactor is the fitted share of other requests' prefills a new
+// request waits for; 0.5 without a fit.
+func queueFactor(p *PerfParams, e EngineID, variable bool) float64 {
+	k := string(e)
+	if variable {
+		k += "/variable"
+	}
+	if p != nil {
+		if v, ok := p.QueueFactor[k]; ok {
+			return v
+		}
+	}
+	if variable {
+		return 0.25
+	}
+	return 0.5
+}
+
+// smallBatchGEMM is the share of prefill GEMM efficiency a decode batch of
+// b rows reaches: b/(b+32). Tall-skinny GEMMs run far below peak (H100 BF16
+// N=K=4096: 2.5 TFLOP/s at M=1 vs ~1000 at M ≥ 128, vLLM PR #20071) and
+// llama.cpp's batched MMQ path likewise; the half-efficiency point of 32
+// rows is [D] from that curve.
+func smallBatchGEMM(b int) float64 {
+	return 1
 }
 
 // prefillCompute is the compute-only ms to process n prompt tokens at
@@ -284,17 +314,15 @@ func predictWith(pm perfModel, w Workload, p *PerfParams) Prediction {
 	ttft := tPre
 	if w.Serving && b > 1 {
 		// Each request sees the other b−1 requests' prefills spread over
-		// its gen steps (continuous batching, modeling.md §3.2), and on
-		// arrival waits half a step plus a share of queued prefills.
+		// its gen steps (continuous batching, modeling.md §3.2). On
+		// arrival it waits for the step in flight (½ step), its prefill
+		// rides in a step with the others' decodes (+1 step), and it
+		// queues behind a share qf of the others' prefills: large when
+		// requests arrive in waves (fixed lengths), small when lengths
+		// vary and arrivals spread out (fitted per engine).
 		chunk := pm.prefillCompute(prompt, float64(w.Depth))
 		tpot += float64(b-1) * chunk / gen
-		qf := 0.5
-		if p != nil {
-			if v, ok := p.QueueFactor[string(s.Engine.ID)]; ok {
-				qf = v
-			}
-		}
-		ttft += 0.5*step + qf*float64(b-1)*chunk
+		ttft += 1.5*step + queueFactor(p, s.Engine.ID, w.VariableLengths)*float64(b-1)*chunk
 	}
 	src := "prior"
 	if p != nil && p.Source != "" {

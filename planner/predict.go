@@ -115,6 +115,7 @@ func WorkloadFor(m Measurement) Workload {
 	if m.Metric == MetricPP && w.Prompt == 0 {
 		w.Prompt = 2048 // "prompt ingestion speed" with no length stated
 	}
+	w.VariableLengths = strings.Contains(m.Notes, "ShareGPT") || strings.Contains(m.Source, "002_2b0a8c2b1e11073a")
 	if m.Concurrency == 0 && strings.Contains(m.Notes, "MLPerf") {
 		// MLPerf Offline/Server runs saturate the system; OpenOrca requests
 		// average ~300 tokens in and out [U: approximate dataset means].
@@ -131,10 +132,7 @@ func WorkloadFor(m Measurement) Workload {
 // saturatedBatch is the decode batch of a saturated server: the engine's
 // sequence cap, or fewer when the KV pool holds fewer sequences.
 func saturatedBatch(s Scenario, w Workload) int {
-	capSeqs := s.Engine.MaxSeqs
-	if capSeqs <= 1 {
-		capSeqs = 256
-	}
+	capSeqs := 4096 // offline runs batch as deep as KV allows
 	s.Context = w.Prompt + w.Gen
 	s.Concurrency = capSeqs
 	r, err := Fit(s)
@@ -175,10 +173,19 @@ func predictMeasurementEff(c *Catalog, m Measurement, p *PerfParams, effD, effP 
 	if m.Metric == MetricPP && w.Concurrency > 1 {
 		return float64(prefillBatchWith(pm, w.Prompt, w.Concurrency)), nil
 	}
+	replicas := 1.0
 	if w.Saturate {
+		if s.Devices > 1 && strings.Contains(m.Notes, "MLPerf") {
+			// MLPerf multi-GPU systems run one replica per GPU.
+			replicas = float64(s.Devices)
+			s.Devices = 1
+			pm = newPerfModelEff(s, p, effD, effP)
+		}
 		w.Concurrency = saturatedBatch(s, w)
 	}
 	pr := predictWith(pm, w, p)
+	pr.TotalTPS *= TokensPerSecond(replicas)
+	pr.ReqPerS *= replicas
 	switch m.Metric {
 	case MetricPP:
 		return float64(pr.PrefillTPS), nil
