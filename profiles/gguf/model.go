@@ -15,7 +15,13 @@ import (
 // ReadFile reads the header of the GGUF file at path and returns the model
 // it describes. Only the metadata and tensor infos are read; the tensor data
 // is never loaded, though its extents are checked against the file size.
+// A shard of a split model (name-00001-of-00003.gguf, as gguf-split and
+// llama.cpp name them) is read together with its sibling shards, which
+// must all be present.
 func ReadFile(path string) (planner.Model, error) {
+	if paths, ok := splitPaths(path); ok {
+		return readSplit(paths)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return planner.Model{}, fmt.Errorf("read gguf: %w", err)
@@ -33,7 +39,8 @@ func ReadFile(path string) (planner.Model, error) {
 
 // Read reads a GGUF header from the first size bytes of r; name (a path or
 // label) appears in errors and, without a general.name key, becomes the
-// model ID. Malformed or truncated input gives an error wrapping
+// model ID. Given one shard of a split model it describes that shard's
+// tensors only; ReadFile reads all shards. Malformed or truncated input gives an error wrapping
 // ErrNotGGUF or ErrTruncated where those apply; it never panics.
 func Read(r io.ReaderAt, size int64, name string) (planner.Model, error) {
 	h, err := readHeader(r, size)
