@@ -270,7 +270,7 @@ func fitPaged(s Scenario, b Backend) FitResult {
 		r.Advice = append(r.Advice, "lower --gpu-memory-utilization or pass --enforce-eager")
 		return r
 	}
-	if maxLen < minUsefulContext || seqBytes(maxLen) > pool {
+	if (auto && maxLen < minUsefulContext) || seqBytes(maxLen) > pool {
 		r.Verdict = DoesNotFit
 		r.Reasons = append(r.Reasons, fmt.Sprintf("the KV pool (%s tokens) cannot hold one %s-token sequence", tokens, maxLen))
 		r.Advice = append(r.Advice, fmt.Sprintf("lower the context to %s or less", largestContext(seqBytes, pool, 1, maxLen)))

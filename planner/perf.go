@@ -247,6 +247,15 @@ func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 	if tComp > tMem {
 		t, bound = tComp, "compute"
 	}
+	if s.OffloadBytes > 0 && s.Hardware.MemoryModel == MemDiscrete {
+		// Offloaded layers run on the CPU at host-memory speed.
+		hb := s.HostBandwidthGBs
+		if hb <= 0 {
+			hb = 60
+		}
+		t += float64(s.OffloadBytes) / (hb * 1e9 * 0.7) * 1000
+		bound = "host memory"
+	}
 	return pm.ovh + t + allReduceMs(s, float64(b)), bound
 }
 

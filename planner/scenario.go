@@ -49,6 +49,12 @@ type Scenario struct {
 	// unknown).
 	UsableMemory Bytes
 	HostMemory   Bytes
+	// OffloadBytes are weights resident in system RAM (partial offload);
+	// each decode step reads them at HostBandwidthGBs.
+	OffloadBytes Bytes
+	// HostBandwidthGBs is system RAM bandwidth (0 = 60 GB/s, dual-channel
+	// DDR5 [U]).
+	HostBandwidthGBs float64
 	// Mem holds fitted memory constants (nil = DefaultMemoryParams).
 	Mem *MemoryParams
 }

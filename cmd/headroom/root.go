@@ -42,5 +42,6 @@ func commands(g *globalOptions) []*cobra.Command {
 		newListCmd(g),
 		newValidateCmd(g),
 		newRefitCmd(g),
+		newPlanCmd(g),
 	}
 }

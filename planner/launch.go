@@ -1,0 +1,301 @@
+package planner
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// LaunchVersions names the engine releases whose flag names the launch
+// commands use (flags from modeling.md §5).
+var LaunchVersions = map[EngineID]string{
+	VLLM:     "vLLM 0.11 (vllm serve)",
+	LlamaCpp: "llama.cpp b6500+ (llama-server, -fa on|off|auto syntax)",
+	TGI:      "text-generation-inference 3.3",
+	SGLang:   "SGLang 0.5 (sglang.launch_server)",
+	Ollama:   "Ollama 0.12",
+	TRTLLM:   "TensorRT-LLM 0.20 (trtllm-serve)",
+}
+
+// Launch is the command that starts an engine for a plan.
+type Launch struct {
+	Engine  EngineID          `json:"engine"`
+	Version string            `json:"flags_for"`
+	Env     map[string]string `json:"env,omitempty"`
+	Argv    []string          `json:"argv"`
+	Notes   []string          `json:"notes,omitempty"`
+}
+
+// String renders env, argv and notes as a shell snippet.
+func (l Launch) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n", l.Version)
+	for _, n := range l.Notes {
+		fmt.Fprintf(&b, "# %s\n", n)
+	}
+	keys := make([]string, 0, len(l.Env))
+	for k := range l.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%s ", k, shellQuote(l.Env[k]))
+	}
+	for i, a := range l.Argv {
+		if i > 0 {
+			if strings.HasPrefix(a, "-") && i > 1 {
+				b.WriteString(" \\\n    ")
+			} else {
+				b.WriteString(" ")
+			}
+		}
+		b.WriteString(shellQuote(a))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	if strings.ContainsAny(s, " \t\"'$`\\|&;<>()*?[]{}!#~") {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return s
+}
+
+// LaunchCommand returns the command that starts c's engine with the plan's
+// settings: memory share, context, concurrency, format, KV type and tensor
+// parallel. With docker it wraps the official image.
+func LaunchCommand(c Candidate, docker bool) (Launch, error) {
+	s := c.Scenario
+	model := s.Model.ID
+	conc := max(c.Concurrency, 1)
+	ctx := c.Fit.Context
+	if ctx <= 0 {
+		ctx = s.Context
+	}
+	l := Launch{Engine: c.Engine, Version: LaunchVersions[c.Engine]}
+	switch s.Engine.Policy {
+	case "vllm":
+		l.Argv = vllmArgs(c, model, ctx, conc)
+	case "llamacpp":
+		l.Argv, l.Notes = llamaServerArgs(c, ctx, conc)
+	case "ollama":
+		l.Env, l.Argv, l.Notes = ollamaEnv(c, ctx, conc)
+	case "tgi":
+		l.Argv = tgiArgs(c, model, ctx, conc)
+	case "sglang":
+		l.Argv = sglangArgs(c, model, ctx, conc)
+	case "trtllm":
+		l.Argv = []string{"trtllm-serve", model, "--tp_size", fmt.Sprint(c.Devices), "--max_batch_size", fmt.Sprint(conc),
+			"--max_seq_len", fmt.Sprint(int64(ctx)), "--kv_cache_free_gpu_memory_fraction", "0.9"}
+	default:
+		return l, fmt.Errorf("no launch command for engine %s", c.Engine)
+	}
+	if q := s.Quant; q.Family != FamilyFloat && q.Family != FamilyGGUF && !strings.Contains(strings.ToLower(model), q.ID) {
+		l.Notes = append(l.Notes, fmt.Sprintf("use a %s checkpoint of %s (a repo with its quantization_config)", q.Name, model))
+	}
+	if docker {
+		l = dockerize(l, s)
+	}
+	return l, nil
+}
+
+func vllmArgs(c Candidate, model string, ctx Tokens, conc int) []string {
+	s := c.Scenario
+	util := s.GPUMemoryUtilization
+	if util == 0 {
+		util = s.Engine.GPUMemoryUtilization
+	}
+	a := []string{"vllm", "serve", model,
+		"--gpu-memory-utilization", fmt.Sprintf("%.2f", util),
+		"--max-model-len", fmt.Sprint(int64(ctx)),
+		"--max-num-seqs", fmt.Sprint(conc),
+		"--max-num-batched-tokens", c.Fit.Flags["max_num_batched_tokens"],
+	}
+	if c.Devices > 1 {
+		a = append(a, "--tensor-parallel-size", fmt.Sprint(c.Devices))
+	}
+	if f := s.Quant.EngineFlag; f != "" && s.Quant.Family != FamilyFloat {
+		a = append(a, "--quantization", f)
+	}
+	if s.Quant.Family == FamilyFloat {
+		a = append(a, "--dtype", map[string]string{"bf16": "bfloat16", "f16": "float16", "f32": "float32"}[s.Quant.ID])
+	}
+	if s.KV.ID == "fp8" {
+		a = append(a, "--kv-cache-dtype", "fp8")
+	}
+	return append(a, "--host", "127.0.0.1", "--port", "8000")
+}
+
+func llamaServerArgs(c Candidate, ctx Tokens, conc int) ([]string, []string) {
+	s := c.Scenario
+	file := ggufName(s)
+	cells := Tokens(int64(ctx) * int64(conc))
+	a := []string{"llama-server", "-m", file,
+		"-ngl", fmt.Sprint(c.Fit.GPULayers),
+		"-c", fmt.Sprint(int64(cells)),
+		"-np", fmt.Sprint(conc),
+		"-fa", "on",
+	}
+	if conc > 1 {
+		a = append(a, "--kv-unified")
+	}
+	if s.KV.ID != "f16" {
+		a = append(a, "-ctk", s.KV.ID, "-ctv", s.KV.ID)
+	}
+	a = append(a, "-b", "2048", "-ub", "512", "--host", "127.0.0.1", "--port", "8080")
+	notes := []string{fmt.Sprintf("-c %d cells shared by %d slots: %d tokens per slot when all are busy", cells, conc, ctx)}
+	if c.Fit.Verdict == FitsWithOffload {
+		notes = append(notes, fmt.Sprintf("partial offload: %d of %d layers on the device", c.Fit.GPULayers, c.Fit.TotalLayers+1))
+	}
+	return a, notes
+}
+
+// ggufName is the conventional file name of the model in the plan's format.
+func ggufName(s Scenario) string {
+	base := s.Model.ID
+	if i := strings.LastIndex(base, "/"); i >= 0 {
+		base = base[i+1:]
+	}
+	return fmt.Sprintf("%s.%s.gguf", base, strings.ToUpper(s.Quant.ID))
+}
+
+func ollamaEnv(c Candidate, ctx Tokens, conc int) (map[string]string, []string, []string) {
+	s := c.Scenario
+	env := map[string]string{
+		"OLLAMA_NUM_PARALLEL":    fmt.Sprint(conc),
+		"OLLAMA_CONTEXT_LENGTH":  fmt.Sprint(int64(ctx)),
+		"OLLAMA_FLASH_ATTENTION": "1",
+		"OLLAMA_KV_CACHE_TYPE":   s.KV.ID,
+		"OLLAMA_HOST":            "127.0.0.1:11434",
+	}
+	notes := []string{
+		fmt.Sprintf("then: ollama create %s -f Modelfile  (Modelfile: FROM ./%s)", shortName(s.Model.ID), ggufName(s)),
+		fmt.Sprintf("KV is sized for %d parallel requests × %d tokens each", conc, ctx),
+	}
+	return env, []string{"ollama", "serve"}, notes
+}
+
+func shortName(id string) string {
+	if i := strings.LastIndex(id, "/"); i >= 0 {
+		id = id[i+1:]
+	}
+	return strings.ToLower(id)
+}
+
+func tgiArgs(c Candidate, model string, ctx Tokens, conc int) []string {
+	s := c.Scenario
+	in := s.Context - 1
+	if ctx > 0 {
+		in = ctx - 1
+	}
+	a := []string{"text-generation-launcher", "--model-id", model,
+		"--num-shard", fmt.Sprint(c.Devices),
+		"--max-concurrent-requests", fmt.Sprint(conc),
+		"--max-input-tokens", fmt.Sprint(int64(in)),
+		"--max-total-tokens", fmt.Sprint(int64(ctx)),
+		"--max-batch-prefill-tokens", fmt.Sprint(int64(max(ctx, 4096))),
+		"--max-batch-total-tokens", fmt.Sprint(int64(c.Fit.MaxKVTokens)),
+	}
+	if q := tgiQuantize(s.Quant); q != "" {
+		a = append(a, "--quantize", q)
+	}
+	if s.KV.ID == "fp8" {
+		a = append(a, "--kv-cache-dtype", "fp8_e4m3fn")
+	}
+	return append(a, "--hostname", "127.0.0.1", "--port", "8080")
+}
+
+func tgiQuantize(q Quant) string {
+	switch q.Family {
+	case FamilyAWQ:
+		return "awq"
+	case FamilyGPTQ:
+		return "gptq"
+	case FamilyFP8:
+		return "fp8"
+	case FamilyINT8:
+		return "compressed-tensors"
+	case FamilyBNB:
+		return "bitsandbytes-nf4"
+	}
+	return ""
+}
+
+func sglangArgs(c Candidate, model string, ctx Tokens, conc int) []string {
+	s := c.Scenario
+	f := s.GPUMemoryUtilization
+	if f == 0 {
+		f = SGLangMemFractionStatic(s.deviceMemory(), c.Devices)
+	}
+	a := []string{"python", "-m", "sglang.launch_server", "--model-path", model,
+		"--tp", fmt.Sprint(c.Devices),
+		"--mem-fraction-static", fmt.Sprintf("%.3f", f),
+		"--max-running-requests", fmt.Sprint(conc),
+		"--context-length", fmt.Sprint(int64(ctx)),
+	}
+	if fl := s.Quant.EngineFlag; fl != "" && s.Quant.Family != FamilyFloat {
+		a = append(a, "--quantization", strings.TrimSuffix(strings.TrimSuffix(fl, "_marlin"), "-tensors")+map[bool]string{true: "-tensors", false: ""}[s.Quant.Family == FamilyINT8])
+	}
+	if s.KV.ID == "fp8" {
+		a = append(a, "--kv-cache-dtype", "fp8_e4m3")
+	}
+	return append(a, "--host", "127.0.0.1", "--port", "30000")
+}
+
+// dockerize wraps a launch in the engine's official container image.
+func dockerize(l Launch, s Scenario) Launch {
+	img := s.Engine.Docker
+	if img == "" {
+		l.Notes = append(l.Notes, "no official container image; run natively")
+		return l
+	}
+	gpu := []string{"--gpus", "all"}
+	if b, _ := s.ResolveBackend(); b == ROCm {
+		gpu = []string{"--device", "/dev/kfd", "--device", "/dev/dri", "--group-add", "video"}
+		if s.Engine.ID == VLLM {
+			img = "rocm/vllm:latest"
+		}
+	}
+	d := append([]string{"docker", "run", "--rm"}, gpu...)
+	d = append(d, "--ipc=host", "-v", "$HOME/.cache/huggingface:/root/.cache/huggingface")
+	for k, v := range l.Env {
+		d = append(d, "-e", k+"="+v)
+	}
+	args := l.Argv
+	switch s.Engine.Policy {
+	case "vllm":
+		d = append(d, "-p", "8000:8000", img)
+		args = append([]string{"--model"}, args[2:]...) // image entrypoint is the server
+		args = replaceFlag(args, "--host", "0.0.0.0")
+	case "tgi":
+		d = append(d, "--shm-size", "1g", "-p", "8080:80", img)
+		args = replaceFlag(args[1:], "--hostname", "0.0.0.0")
+		args = replaceFlag(args, "--port", "80")
+	case "sglang":
+		d = append(d, "--shm-size", "32g", "-p", "30000:30000", img)
+		args = replaceFlag(args, "--host", "0.0.0.0")
+	case "llamacpp":
+		d = append(d, "-p", "8080:8080", "-v", "$PWD:/models", img)
+		args = replaceFlag(args[1:], "--host", "0.0.0.0")
+	case "ollama":
+		d = append(d, "-p", "11434:11434", "-v", "ollama:/root/.ollama", img)
+		args = nil
+	}
+	l.Env = nil
+	l.Argv = append(d, args...)
+	return l
+}
+
+func replaceFlag(a []string, flag, val string) []string {
+	out := append([]string{}, a...)
+	for i := 0; i+1 < len(out); i++ {
+		if out[i] == flag {
+			out[i+1] = val
+		}
+	}
+	return out
+}

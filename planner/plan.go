@@ -1,0 +1,396 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// SLO is a latency target; zero fields are unconstrained.
+type SLO struct {
+	TTFT Milliseconds `json:"ttft_ms,omitempty"`
+	TPOT Milliseconds `json:"tpot_ms,omitempty"`
+	// MinUserTPS is the decode speed each user must see.
+	MinUserTPS TokensPerSecond `json:"min_user_tps,omitempty"`
+}
+
+// Meets reports whether a prediction satisfies the SLO.
+func (o SLO) Meets(p Prediction) bool {
+	return (o.TTFT == 0 || p.TTFT <= o.TTFT) && (o.TPOT == 0 || p.TPOT <= o.TPOT) &&
+		(o.MinUserTPS == 0 || p.DecodeTPS >= o.MinUserTPS)
+}
+
+// PlanRequest asks for the best configurations of a model on a machine.
+type PlanRequest struct {
+	Catalog  *Catalog
+	Hardware Hardware
+	// Devices is how many devices the machine has; plans use 1..Devices
+	// in powers of two for tensor parallel.
+	Devices  int
+	Model    Model
+	Workload Workload // Prompt, Gen, Concurrency = users to serve
+	SLO      SLO
+	// UsableMemory and HostMemory come from the probe (0 = catalog).
+	UsableMemory, HostMemory Bytes
+	// Engines and Quants restrict the search (empty = all).
+	Engines []EngineID
+	Quants  []string
+	// EngineVersion applies to every engine (empty = current rules).
+	EngineVersion string
+}
+
+// Candidate is one configuration at its best concurrency.
+type Candidate struct {
+	Scenario Scenario   `json:"-"`
+	Engine   EngineID   `json:"engine"`
+	Backend  Backend    `json:"backend"`
+	Quant    string     `json:"quant"`
+	KVType   string     `json:"kv_type"`
+	Devices  int        `json:"tensor_parallel"`
+	Fit      FitResult  `json:"fit"`
+	Pred     Prediction `json:"prediction"`
+	// Concurrency is the most users served at once within the SLO (the
+	// batch the engine should allow, e.g. --max-num-seqs / -np).
+	Concurrency int  `json:"concurrency"`
+	MeetsSLO    bool `json:"meets_slo"`
+	// Curve is the prediction at each concurrency swept (for charts).
+	Curve []Prediction `json:"curve,omitempty"`
+	// Why says why the candidate lost to the best, or was dropped.
+	Why string `json:"why,omitempty"`
+	// ErrorBand is the validation MdAPE (percent) per metric of the
+	// parameters used; Source is prior, fitted or calibrated.
+	ErrorBand map[string]float64 `json:"error_band,omitempty"`
+	Source    string             `json:"source"`
+}
+
+// Label is a short human name: "vllm awq-int4 (fp8 KV, TP2)".
+func (c Candidate) Label() string {
+	s := fmt.Sprintf("%s %s", c.Engine, c.Quant)
+	extra := []string{}
+	if c.KVType != "f16" && c.KVType != "bf16" {
+		extra = append(extra, c.KVType+" KV")
+	}
+	if c.Devices > 1 {
+		extra = append(extra, fmt.Sprintf("TP%d", c.Devices))
+	}
+	if len(extra) > 0 {
+		s += " (" + strings.Join(extra, ", ") + ")"
+	}
+	return s
+}
+
+// PlanResult is the ranked answer to "what should I run?".
+type PlanResult struct {
+	Ranked  []Candidate `json:"ranked"`  // fits; best first
+	Pareto  []Candidate `json:"pareto"`  // total vs per-user tok/s front
+	Dropped []Candidate `json:"dropped"` // with Why
+	Notes   []string    `json:"notes,omitempty"`
+}
+
+// Best returns the top candidate, if any.
+func (r PlanResult) Best() (Candidate, bool) {
+	if len(r.Ranked) == 0 {
+		return Candidate{}, false
+	}
+	return r.Ranked[0], true
+}
+
+// concurrencySweep is the batch sizes a plan tries.
+var concurrencySweep = []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}
+
+// candidateQuants lists the formats worth trying for a model: its native
+// dtype, FP8, W8A8-INT8, AWQ/GPTQ 4-bit and the GGUF ladder; MXFP4 only for
+// models that ship in it.
+func candidateQuants(c *Catalog, m Model, only []string) []Quant {
+	want := []string{"bf16", "f16", "fp8", "w8a8-int8", "awq-int4", "gptq-int4", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0"}
+	if m.NativeDType == "mxfp4" {
+		want = []string{"mxfp4", "bf16", "q8_0"}
+	}
+	if m.FileQuant != "" {
+		want = []string{m.FileQuant}
+	}
+	if len(only) > 0 {
+		want = only
+	}
+	var out []Quant
+	for _, id := range want {
+		if q, err := c.FindQuant(id); err == nil {
+			if q.ID == "f16" && m.NativeDType == "bfloat16" && len(only) == 0 {
+				continue // bf16 covers it
+			}
+			if q.ID == "bf16" && (m.NativeDType == "float16" || m.NativeDType == "float32") && len(only) == 0 {
+				continue
+			}
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// kvChoices lists KV types worth trying on an engine: the model dtype and
+// the engine's 8-bit type.
+func kvChoices(c *Catalog, e Engine, q Quant) []KVType {
+	ids := []string{"f16"}
+	if q.ID == "bf16" && e.HasKVType("bf16") {
+		ids = []string{"bf16"}
+	}
+	for _, x := range []string{"fp8", "q8_0"} {
+		if e.HasKVType(x) {
+			ids = append(ids, x)
+			break
+		}
+	}
+	var out []KVType
+	for _, id := range ids {
+		if k, err := c.FindKVType(id); err == nil {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// kernelProblem says why a format has no usable kernel on the device, or "".
+func kernelProblem(s Scenario, b Backend) string {
+	h, q := s.Hardware, s.Quant
+	switch {
+	case q.NeedsNative == FP8 && !h.SupportsNative(FP8) && b != CUDA:
+		return fmt.Sprintf("no FP8 kernel for %s on %s (FP8 needs Ada/Hopper/Blackwell or MI300-class)", h.Arch, b)
+	case q.NeedsNative == INT8 && !h.SupportsNative(INT8):
+		return fmt.Sprintf("W8A8-INT8 has no fast path on %s (seed 002: 2.2× slower than FP16 on RDNA3.5)", h.Arch)
+	case q.NeedsNative == FP4 && !h.SupportsNative(FP4) && h.Arch != "blackwell":
+		return "NVFP4 needs Blackwell"
+	case h.Arch == "volta" && (q.Family == FamilyAWQ || q.Family == FamilyGPTQ) && s.Engine.Policy == "vllm":
+		return "Marlin 4-bit kernels need compute capability 8.0+"
+	}
+	return ""
+}
+
+// Plan enumerates engine × backend × format × KV type × tensor parallel ×
+// concurrency, drops what does not fit or has no kernel, and ranks the rest
+// by total throughput within the SLO.
+func Plan(req PlanRequest) PlanResult {
+	var res PlanResult
+	c := req.Catalog
+	perf := c.Perf
+	users := max(req.Workload.Concurrency, 1)
+	devs := max(req.Devices, 1)
+	for _, e := range c.Engines {
+		if len(req.Engines) > 0 && !containsEngine(req.Engines, e.ID) {
+			continue
+		}
+		if e.ID == IKLlamaCpp || e.ID == Transformers {
+			continue // measured for validation, not recommended for serving
+		}
+		for _, q := range candidateQuants(c, req.Model, req.Quants) {
+			for _, tp := range tpChoices(e, devs) {
+				for _, kv := range kvChoices(c, e, q) {
+					cand, ok := evaluate(req, e, q, kv, tp, users, perf)
+					if !ok {
+						if cand.Why != "" {
+							res.Dropped = append(res.Dropped, cand)
+						}
+						continue
+					}
+					res.Ranked = append(res.Ranked, cand)
+				}
+			}
+		}
+	}
+	rank(res.Ranked, users)
+	res.Pareto = pareto(res.Ranked)
+	explain(res.Ranked, req.SLO)
+	res.Notes = append(res.Notes, "GGUF formats (q8_0 … q4_0) run only in llama.cpp and Ollama; AWQ/GPTQ/FP8/INT8 checkpoints only in vLLM, SGLang, TGI and TensorRT-LLM")
+	if len(res.Ranked) == 0 {
+		res.Notes = append(res.Notes, "no configuration fits this machine; see the dropped list for why")
+	}
+	return res
+}
+
+func containsEngine(es []EngineID, e EngineID) bool {
+	for _, x := range es {
+		if x == e {
+			return true
+		}
+	}
+	return false
+}
+
+// tpChoices is 1, 2, 4, 8 up to devs for tensor-parallel engines; GGML
+// engines split layers over all devices.
+func tpChoices(e Engine, devs int) []int {
+	if e.IsGGML() {
+		return []int{devs}
+	}
+	var out []int
+	for tp := 1; tp <= devs && tp <= 8; tp *= 2 {
+		out = append(out, tp)
+	}
+	return out
+}
+
+func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf *PerfParams) (Candidate, bool) {
+	s := Scenario{Hardware: req.Hardware, Devices: tp, Engine: e, EngineVersion: req.EngineVersion, Model: req.Model,
+		Quant: q, KV: kv, Concurrency: users, UsableMemory: req.UsableMemory, HostMemory: req.HostMemory,
+		Context: ctxFor(req), Mem: req.Catalog.Memory}
+	cand := Candidate{Scenario: s, Engine: e.ID, Quant: q.ID, KVType: kv.ID, Devices: tp}
+	if perf != nil {
+		cand.Source, cand.ErrorBand = perf.Source, perf.ErrorBand
+	}
+	b, err := s.ResolveBackend()
+	if err != nil {
+		return cand, false // engine not on this hardware: not worth listing
+	}
+	cand.Backend = b
+	s.Backend = b
+	if !e.Loads(b, q.Family) {
+		// Format families an engine never loads (GGUF outside llama.cpp,
+		// AWQ in llama.cpp) are noted once, not listed per format.
+		if (q.Family == FamilyGGUF) == e.IsGGML() {
+			cand.Why = fmt.Sprintf("%s on %s does not load %s", e.Name, b, q.ID)
+		}
+		return cand, false
+	}
+	if p := kernelProblem(s, b); p != "" {
+		cand.Why = p
+		return cand, false
+	}
+	if err := s.Validate(); err != nil {
+		cand.Why = err.Error()
+		return cand, false
+	}
+	fit, err := Fit(s)
+	if err != nil {
+		cand.Why = err.Error()
+		return cand, false
+	}
+	cand.Fit = fit
+	if fit.Verdict == DoesNotFit {
+		cand.Why = "does not fit: " + strings.Join(fit.Reasons, "; ")
+		return cand, false
+	}
+	s.OffloadBytes = fit.Breakdown.HostWeights
+	cand.Scenario = s
+	maxC := max(fit.MaxConcurrencyAtContext, 1)
+	w := req.Workload
+	w.Serving = true
+	best := -1
+	for _, n := range concurrencySweep {
+		if n > users && n > 1 || n > maxC {
+			break
+		}
+		best = sweepPoint(&cand, w, n, req.SLO, perf, best)
+	}
+	if top := min(users, maxC); top > 0 && (len(cand.Curve) == 0 || cand.Curve[len(cand.Curve)-1].Concurrency != top) {
+		best = sweepPoint(&cand, w, top, req.SLO, perf, best)
+	}
+	if best < 0 {
+		// Nothing meets the SLO: report single-user figures.
+		cand.Pred, cand.Concurrency = cand.Curve[0], 1
+	} else {
+		cand.Pred, cand.Concurrency, cand.MeetsSLO = cand.Curve[best], cand.Curve[best].Concurrency, true
+	}
+	return cand, true
+}
+
+func sweepPoint(cand *Candidate, w Workload, n int, slo SLO, perf *PerfParams, best int) int {
+	w.Concurrency = n
+	p := Predict(cand.Scenario, w, perf)
+	cand.Curve = append(cand.Curve, p)
+	if slo.Meets(p) && (best < 0 || p.TotalTPS >= cand.Curve[best].TotalTPS) {
+		return len(cand.Curve) - 1
+	}
+	return best
+}
+
+// ctxFor is the per-sequence context a workload needs.
+func ctxFor(req PlanRequest) Tokens {
+	ctx := req.Workload.Prompt + req.Workload.Gen
+	if ctx <= 0 {
+		ctx = 4096
+	}
+	if req.Model.MaxContext > 0 && ctx > req.Model.MaxContext {
+		ctx = req.Model.MaxContext
+	}
+	return ctx
+}
+
+// rank orders candidates: those meeting the SLO first, then by total
+// throughput at their concurrency; within 3% the one with more weight bits
+// (quality) and fewer devices wins.
+func rank(cs []Candidate, users int) {
+	score := func(c Candidate) float64 {
+		if !c.MeetsSLO {
+			return -1e9 + float64(c.Pred.DecodeTPS)
+		}
+		return float64(c.Pred.TotalTPS)
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := score(cs[i]), score(cs[j])
+		if a > 0 && b > 0 && math.Abs(a-b) <= 0.03*math.Max(a, b) {
+			if qa, qb := cs[i].Scenario.Quant.LinearBPW, cs[j].Scenario.Quant.LinearBPW; qa != qb {
+				return qa > qb
+			}
+			if cs[i].Devices != cs[j].Devices {
+				return cs[i].Devices < cs[j].Devices
+			}
+		}
+		return a > b
+	})
+}
+
+// pareto returns candidates not dominated in (total tok/s, per-user tok/s).
+func pareto(cs []Candidate) []Candidate {
+	var out []Candidate
+	for i, a := range cs {
+		dominated := false
+		for j, b := range cs {
+			if i != j && b.Pred.TotalTPS >= a.Pred.TotalTPS && b.Pred.DecodeTPS >= a.Pred.DecodeTPS &&
+				(b.Pred.TotalTPS > a.Pred.TotalTPS || b.Pred.DecodeTPS > a.Pred.DecodeTPS) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			out = append(out, a)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Pred.TotalTPS > out[j].Pred.TotalTPS })
+	return out
+}
+
+// explain fills Why for every runner-up.
+func explain(cs []Candidate, slo SLO) {
+	if len(cs) == 0 {
+		return
+	}
+	best := cs[0]
+	for i := 1; i < len(cs); i++ {
+		c := &cs[i]
+		switch {
+		case !c.MeetsSLO:
+			c.Why = sloMiss(c.Curve[0], slo)
+		case best.MeetsSLO && c.Pred.TotalTPS < best.Pred.TotalTPS:
+			c.Why = fmt.Sprintf("%.0f%% lower total throughput (%s vs %s at %d users)", 100*(1-float64(c.Pred.TotalTPS)/float64(best.Pred.TotalTPS)), c.Pred.TotalTPS, best.Pred.TotalTPS, c.Concurrency)
+		default:
+			c.Why = "within 3% of the best; ranked by weight precision and device count"
+		}
+		if c.Fit.Verdict == FitsWithOffload {
+			c.Why += "; layers offloaded to system RAM"
+		}
+	}
+}
+
+func sloMiss(p Prediction, slo SLO) string {
+	var miss []string
+	if slo.TTFT > 0 && p.TTFT > slo.TTFT {
+		miss = append(miss, fmt.Sprintf("TTFT %s > %s", p.TTFT, slo.TTFT))
+	}
+	if slo.TPOT > 0 && p.TPOT > slo.TPOT {
+		miss = append(miss, fmt.Sprintf("TPOT %s > %s", p.TPOT, slo.TPOT))
+	}
+	if slo.MinUserTPS > 0 && p.DecodeTPS < slo.MinUserTPS {
+		miss = append(miss, fmt.Sprintf("%s per user < %s", p.DecodeTPS, slo.MinUserTPS))
+	}
+	return "misses the SLO even with one user: " + strings.Join(miss, ", ")
+}
