@@ -43,5 +43,6 @@ func commands(g *globalOptions) []*cobra.Command {
 		newValidateCmd(g),
 		newRefitCmd(g),
 		newPlanCmd(g),
+		newCompareCmd(g),
 	}
 }

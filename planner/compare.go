@@ -1,0 +1,72 @@
+package planner
+
+// CompareRow is one machine of a side-by-side comparison.
+type CompareRow struct {
+	Hardware Hardware `json:"-"`
+	ID       string   `json:"hardware"`
+	Devices  int      `json:"devices"`
+	Fits     bool     `json:"fits"`
+	Best     string   `json:"best,omitempty"` // engine + format label
+	// SingleUserTPS is decode tok/s for one user with the best config;
+	// TotalTPS and MaxUsers are at the SLO.
+	SingleUserTPS TokensPerSecond `json:"single_user_tps"`
+	TTFT          Milliseconds    `json:"ttft_ms"`
+	TotalTPS      TokensPerSecond `json:"total_tps"`
+	MaxUsers      int             `json:"max_users"`
+	// PerDollar is total tok/s per 1,000 USD of hardware; PerWatt total
+	// tok/s per watt of TDP (0 when the catalog lacks price or TDP).
+	PerDollar float64 `json:"tps_per_kusd"`
+	PerWatt   float64 `json:"tps_per_watt"`
+	PriceUSD  float64 `json:"price_usd"`
+	Watts     float64 `json:"watts"`
+	Why       string  `json:"why,omitempty"`
+	Source    string  `json:"source"`
+}
+
+// Compare plans the same request on each machine (hardware × devices).
+func Compare(req PlanRequest, machines []Hardware, devices []int) []CompareRow {
+	rows := make([]CompareRow, 0, len(machines))
+	for i, h := range machines {
+		r := req
+		r.Hardware = h
+		r.UsableMemory, r.HostMemory = 0, 0
+		if i < len(devices) && devices[i] > 0 {
+			r.Devices = devices[i]
+		}
+		rows = append(rows, compareOne(r))
+	}
+	return rows
+}
+
+func compareOne(req PlanRequest) CompareRow {
+	h := req.Hardware
+	n := max(req.Devices, 1)
+	row := CompareRow{Hardware: h, ID: h.ID, Devices: n, PriceUSD: h.PriceUSD * float64(n), Watts: h.TDPWatts * float64(n)}
+	res := Plan(req)
+	best, ok := res.Best()
+	if !ok {
+		row.Why = "nothing fits"
+		if len(res.Dropped) > 0 {
+			row.Why = res.Dropped[0].Why
+		}
+		return row
+	}
+	row.Fits, row.Best, row.Source = true, best.Label(), best.Source
+	row.SingleUserTPS = best.Curve[0].DecodeTPS
+	row.TTFT = best.Pred.TTFT
+	if best.MeetsSLO {
+		row.TotalTPS, row.MaxUsers = best.Pred.TotalTPS, best.Concurrency
+	} else {
+		row.Why = best.Why
+		if row.Why == "" {
+			row.Why = sloMiss(best.Curve[0], req.SLO)
+		}
+	}
+	if row.PriceUSD > 0 {
+		row.PerDollar = float64(row.TotalTPS) / row.PriceUSD * 1000
+	}
+	if row.Watts > 0 {
+		row.PerWatt = float64(row.TotalTPS) / row.Watts
+	}
+	return row
+}
