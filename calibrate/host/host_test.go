@@ -1,0 +1,153 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Sanity ranges for any machine: a phone's memory moves more than 0.5 GB/s
+// and no socket moves 2 TB/s; GEMM rates between 0.1 GFLOP/s and 100
+// TFLOP/s.
+const (
+	minGBs, maxGBs       = 0.5, 2000
+	minGFLOPS, maxGFLOPS = 0.1, 100000
+)
+
+func TestRunGivesSaneNumbers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the benchmarks for about 3 s")
+	}
+	var mu sync.Mutex
+	var steps []string
+	last := -1.0
+	res, err := Run(context.Background(), Options{Budget: 3 * time.Second, ArrayMiB: 64}, func(step string, frac float64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if frac < last-1e-9 || frac > 1 {
+			t.Errorf("progress went from %v to %v", last, frac)
+		}
+		last = frac
+		if len(steps) == 0 || steps[len(steps)-1] != step {
+			steps = append(steps, step)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range map[string]float64{
+		"MemBandwidthGBs": res.MemBandwidthGBs, "TriadGBs": res.TriadGBs, "ReadGBs": res.ReadGBs,
+		"SingleThreadBandwidthGBs": res.SingleThreadBandwidthGBs, "GEMVGBs": res.GEMVGBs, "GEMVCachedGBs": res.GEMVCachedGBs,
+	} {
+		if v < minGBs || v > maxGBs {
+			t.Errorf("%s = %.2f GB/s, outside [%v, %v]", name, v, minGBs, maxGBs)
+		}
+	}
+	for name, v := range map[string]float64{"MatMulGFLOPS": res.MatMulGFLOPS, "SgemmGFLOPS": res.SgemmGFLOPS, "DgemmGFLOPS": res.DgemmGFLOPS} {
+		if v < minGFLOPS || v > maxGFLOPS {
+			t.Errorf("%s = %.2f GFLOP/s, outside [%v, %v]", name, v, minGFLOPS, maxGFLOPS)
+		}
+	}
+	if res.MemBandwidthGBs != max(res.TriadGBs, res.ReadGBs) || res.MatMulGFLOPS != res.SgemmGFLOPS {
+		t.Errorf("headline figures not derived as documented: %+v", res)
+	}
+	if len(res.GEMM) < 2 || res.GEMM[0].N != 256 || res.GEMM[0].Precision != "fp32" {
+		t.Errorf("GEMM points %+v", res.GEMM)
+	}
+	// Deterministic structure: every step reported, in order, then done.
+	if len(steps) != len(stepsOrder())+1 || steps[len(steps)-1] != "done" || last != 1 {
+		t.Errorf("progress steps %q (last %v)", steps, last)
+	}
+	for i, s := range stepsOrder() {
+		if steps[i] != s {
+			t.Errorf("step %d is %q, want %q", i, steps[i], s)
+		}
+	}
+	if res.Duration > 3*time.Second+2*time.Second {
+		t.Errorf("a 3 s budget took %v", res.Duration)
+	}
+	t.Logf("\n%s", res)
+}
+
+func stepsOrder() []string {
+	var out []string
+	for _, s := range steps {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+func TestCancelledContextReturnsAtOnce(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	t0 := time.Now()
+	_, err := Run(ctx, Options{}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if d := time.Since(t0); d > 100*time.Millisecond {
+		t.Errorf("took %v", d)
+	}
+}
+
+func TestCancelDuringRunStopsPromptly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates 3×64 MiB")
+	}
+	for _, after := range []time.Duration{150 * time.Millisecond, 900 * time.Millisecond, 1600 * time.Millisecond} {
+		t.Run(after.String(), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), after)
+			defer cancel()
+			t0 := time.Now()
+			_, err := Run(ctx, Options{Budget: 10 * time.Second, ArrayMiB: 64}, nil)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("err = %v, want context.DeadlineExceeded", err)
+			}
+			// A chunk of memory work is milliseconds; one GEMM row block of
+			// n=2048 is the longest uninterruptible piece.
+			if late := time.Since(t0) - after; late > 750*time.Millisecond {
+				t.Errorf("returned %v after the cancel", late)
+			}
+		})
+	}
+}
+
+func TestOptions(t *testing.T) {
+	cases := []struct {
+		name string
+		in   Options
+		want Options
+		bad  bool
+	}{
+		{"defaults", Options{}, Options{Budget: DefaultBudget, ArrayMiB: DefaultArrayMiB}, false},
+		{"budget capped", Options{Budget: time.Minute, Threads: 3, ArrayMiB: 8}, Options{Budget: MaxBudget, Threads: 3, ArrayMiB: 8}, false},
+		{"negative budget", Options{Budget: -time.Second}, Options{}, true},
+		{"negative threads", Options{Threads: -1}, Options{}, true},
+		{"huge arrays", Options{ArrayMiB: 1 << 20}, Options{}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := c.in.normalize()
+			if c.bad {
+				if !errors.Is(err, ErrBadOptions) {
+					t.Fatalf("err = %v, want ErrBadOptions", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.want.Threads == 0 {
+				c.want.Threads = got.Threads // runtime.NumCPU()
+			}
+			if got != c.want || got.Threads < 1 {
+				t.Errorf("normalize = %+v, want %+v", got, c.want)
+			}
+		})
+	}
+	if _, err := Run(context.Background(), Options{ArrayMiB: -4}, nil); !errors.Is(err, ErrBadOptions) {
+		t.Errorf("Run with bad options: %v", err)
+	}
+}
