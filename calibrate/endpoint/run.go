@@ -41,7 +41,7 @@ func Run(ctx context.Context, opt Options, progress func(done, total int, step s
 	if err != nil {
 		return Samples{}, fmt.Errorf("calibrate endpoint: %w", err)
 	}
-	r := &runner{opt: opt, c: c, prog: &reporter{fn: progress}, runID: rand.IntN(1_000_000), decodeExp: 0.8}
+	r := &runner{opt: opt, c: c, prog: &reporter{fn: progress}, runID: rand.IntN(1_000_000), decodeExp: 0.8, prefillExp: 1}
 	s, err := r.run(ctx)
 	if err != nil {
 		return Samples{}, err
@@ -67,6 +67,8 @@ type runner struct {
 	ratioWords   int     // words of the request the ratio was measured on
 	countsKnown  bool    // the server reports prompt token counts
 	lastPrefill  *PrefillSample
+	prevPrefill  *PrefillSample
+	prefillExp   float64 // prefill time ∝ prompt tokens^prefillExp, refined as steps run
 	lastDecode   *DecodeSample
 	lastRound    time.Duration // median round time of lastDecode
 	prevDecode   *DecodeSample
@@ -153,8 +155,9 @@ func (r *runner) fatal(ctx context.Context, step string, err error) error {
 }
 
 // plan lists the steps: the smallest prefill and decode at concurrency 1
-// first (a run needs both), then the larger prompts, then the higher
-// concurrencies. Prompt lengths are capped to the server's context.
+// first (a run needs both), then larger prompts and higher concurrencies
+// in turn, so that the costliest steps come last and are the ones a short
+// budget drops. Prompt lengths are capped to the server's context.
 func (r *runner) plan() []step {
 	lengths := r.promptLengths()
 	levels := concurrencyLevels(r.opt.MaxConcurrency)
@@ -169,11 +172,13 @@ func (r *runner) plan() []step {
 		return step{name: fmt.Sprintf("decode at concurrency %d", c), tokens: r.decodePrompt(), conc: c, reps: r.opt.Repeats, first: first}
 	}
 	steps := []step{pre(lengths[0], true), dec(levels[0], true)}
-	for _, l := range lengths[1:] {
-		steps = append(steps, pre(l, false))
-	}
-	for _, c := range levels[1:] {
-		steps = append(steps, dec(c, false))
+	for i := 1; i < max(len(lengths), len(levels)); i++ {
+		if i < len(lengths) {
+			steps = append(steps, pre(lengths[i], false))
+		}
+		if i < len(levels) {
+			steps = append(steps, dec(levels[i], false))
+		}
 	}
 	return steps
 }
@@ -352,17 +357,18 @@ func (r *runner) fit(st step) (step, string) {
 }
 
 // estimate is the expected time of one repeat of st: prefill scales the
-// last prefill's TTFT by prompt length; decode scales the last round's
-// time by concurrency^decodeExp, the exponent measured from the last two
-// decode steps.
+// last prefill request's time by (prompt length ratio)^prefillExp, and
+// decode the last round's time by (concurrency ratio)^decodeExp, the
+// exponents measured from the last two steps of each kind (attention makes
+// prefill superlinear; batching makes decode sublinear).
 func (r *runner) estimate(st step) (time.Duration, bool) {
 	if st.prefill {
 		p := r.lastPrefill
 		if p == nil || p.PromptTokens <= 0 {
 			return 0, false
 		}
-		scale := max(1, float64(st.tokens)/float64(p.PromptTokens))
-		return time.Duration(float64(median(elapsed(p.Requests))) * scale), true
+		ratio := max(1, float64(st.tokens)/float64(p.PromptTokens))
+		return time.Duration(float64(median(elapsed(p.Requests))) * math.Pow(ratio, r.prefillExp)), true
 	}
 	if r.lastDecode == nil {
 		if r.warmTPOT <= 0 {
@@ -406,7 +412,14 @@ func (r *runner) runPrefill(ctx context.Context, st step) error {
 	}
 	p := prefillSample(st.tokens, reqs)
 	r.s.Prefill = append(r.s.Prefill, p)
-	r.lastPrefill = &r.s.Prefill[len(r.s.Prefill)-1]
+	r.prevPrefill, r.lastPrefill = r.lastPrefill, &r.s.Prefill[len(r.s.Prefill)-1]
+	if q := r.prevPrefill; q != nil && q.PromptTokens > 0 && p.PromptTokens > q.PromptTokens {
+		t0, t1 := median(elapsed(q.Requests)), median(elapsed(p.Requests))
+		if t0 > 0 && t1 > 0 {
+			e := math.Log(float64(t1)/float64(t0)) / math.Log(float64(p.PromptTokens)/float64(q.PromptTokens))
+			r.prefillExp = min(2, max(1, e))
+		}
+	}
 	return nil
 }
 

@@ -186,6 +186,7 @@ func decodeSample(conc int, rounds [][]Request) DecodeSample {
 	d := DecodeSample{Concurrency: conc, RateSource: SourceServer}
 	var prompts, gens, server, client, totals []float64
 	var ttfts, tpots, itls []time.Duration
+	timed := 0 // requests long enough to time decoding (two tokens or more)
 	for _, round := range rounds {
 		var wall time.Duration
 		var sum float64
@@ -196,6 +197,9 @@ func decodeSample(conc int, rounds [][]Request) DecodeSample {
 			ttfts, itls = append(ttfts, r.TTFT), append(itls, r.ITL)
 			sum += float64(r.GenTokens)
 			wall = max(wall, r.Start+r.Elapsed)
+			if r.GenTokens > 1 {
+				timed++
+			}
 			if r.TPOT > 0 {
 				tpots = append(tpots, r.TPOT)
 				client = append(client, 1/r.TPOT.Seconds())
@@ -212,8 +216,10 @@ func decodeSample(conc int, rounds [][]Request) DecodeSample {
 	d.PromptTokens = planner.Tokens(math.Round(medianF(prompts)))
 	d.GenTokens = planner.Tokens(math.Round(medianF(gens)))
 	d.TTFT, d.TPOT, d.ITL = median(ttfts), median(tpots), median(itls)
+	// Server timings when every request that decoded at least two tokens
+	// has them (a request ended at once by end-of-sequence times nothing).
 	rates := server
-	if len(server) < len(d.Requests) {
+	if len(server) == 0 || len(server) < timed {
 		rates, d.RateSource = client, SourceClient
 	}
 	d.Rate = planner.TokensPerSecond(medianF(rates))
