@@ -23,7 +23,8 @@ type fakeServer struct {
 	prefillPerToken time.Duration
 	tokenDelay      time.Duration
 	numCtx          int
-	parallel        int // requests decoded at once; 0: unlimited
+	parallel        int    // requests decoded at once; 0: unlimited
+	apiKey          string // when set, requests must carry "Bearer apiKey"
 	// fault, when set, may answer generation request n (1-based) itself
 	// and return true.
 	fault func(w http.ResponseWriter, r *http.Request, n int) bool
@@ -83,7 +84,17 @@ func (f *fakeServer) start() string {
 		mux.HandleFunc("GET /v1/models", jsonHandler(map[string]any{"data": []map[string]any{{"id": "tiny/llama", "owned_by": owner, "max_model_len": f.numCtx}}}))
 		mux.HandleFunc("POST /v1/chat/completions", f.generate(f.openai(true)))
 	}
-	f.srv = httptest.NewServer(mux)
+	var h http.Handler = mux
+	if f.apiKey != "" {
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer "+f.apiKey {
+				http.Error(w, `{"error":"invalid api key"}`, http.StatusUnauthorized)
+				return
+			}
+			mux.ServeHTTP(w, r)
+		})
+	}
+	f.srv = httptest.NewServer(h)
 	return f.srv.URL
 }
 

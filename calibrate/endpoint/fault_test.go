@@ -80,7 +80,25 @@ func TestFaults(t *testing.T) {
 		fault   func(f *fakeServer) func(http.ResponseWriter, *http.Request, int) bool
 		wantIs  error  // errors.Is target, if any
 		wantMsg string // substring of the message
+		opts    func(*Options)
 	}{
+		{
+			name: "steady but past the request timeout", engine: "ollama",
+			fault: func(*fakeServer) func(http.ResponseWriter, *http.Request, int) bool {
+				return faultAt(3, func(w http.ResponseWriter, r *http.Request) {
+					for {
+						partial("ollama", w)
+						select {
+						case <-r.Context().Done():
+							return
+						case <-time.After(50 * time.Millisecond):
+						}
+					}
+				})
+			},
+			opts:   func(o *Options) { o.RequestTimeout = 700 * time.Millisecond },
+			wantIs: ErrRequestTimeout, wantMsg: "no complete answer within 700ms",
+		},
 		{
 			name: "500 mid-run", engine: "vllm",
 			fault: func(*fakeServer) func(http.ResponseWriter, *http.Request, int) bool {
@@ -232,6 +250,9 @@ func TestFaults(t *testing.T) {
 			if strings.HasPrefix(tc.name, "stall") {
 				opt.StallTimeout = 300 * time.Millisecond
 			}
+			if tc.opts != nil {
+				tc.opts(&opt)
+			}
 			path := saveDir(t)
 			start := time.Now()
 			err := RunAndSave(context.Background(), opt, path, nil, nil)
@@ -337,5 +358,26 @@ func TestRunAndSaveWrites(t *testing.T) {
 	err = RunAndSave(context.Background(), quick("http://127.0.0.1:1"), filepath.Join(t.TempDir(), "no", "x.json"), nil, nil)
 	if err == nil || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("err = %v, want a missing directory", err)
+	}
+}
+
+func TestAPIKey(t *testing.T) {
+	const key = "sk-very-secret-key"
+	f := newFake(t, "vllm")
+	f.apiKey = key
+	url := f.start()
+	opt := quick(url)
+	opt.APIKey = key
+	path := filepath.Join(t.TempDir(), "cal.json")
+	if err := RunAndSave(context.Background(), opt, path, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); strings.Contains(string(b), key) || !strings.Contains(string(b), `"engine": "vllm"`) {
+		t.Errorf("saved samples hold the key, or are not the samples:\n%s", b)
+	}
+	opt.APIKey = "sk-wrong-key"
+	err := RunAndSave(context.Background(), opt, path, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "sk-wrong-key") {
+		t.Errorf("err = %v, want a 401 that does not print the key", err)
 	}
 }
