@@ -78,13 +78,13 @@ device and model for that; import says which flag is missing.`,
 	fl.StringVar(&f.backend, "backend", "", "backend where the file does not say: cuda, rocm, vulkan, metal, sycl, cpu")
 	fl.IntVar(&f.devices, "devices", 0, "number of devices where the file does not say (default 1)")
 	fl.StringVar(&f.source, "source", "", "source column of the rows (default: the file's name)")
-	fl.StringVar(&f.format, "format", "", "read the file as this format instead of detecting it: "+formatNames())
+	fl.StringVar(&f.format, "format", "", "read the file as this format instead of detecting it: "+importFormatNames())
 	fl.StringVar(&f.csvOut, "csv", "", "write the rows to this CSV file in the measurement schema")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the rows and warnings as JSON")
 	return cmd
 }
 
-func formatNames() string {
+func importFormatNames() string {
 	names := make([]string, len(importer.Formats))
 	for i, f := range importer.Formats {
 		names[i] = string(f)
@@ -226,19 +226,19 @@ func printImportTable(w io.Writer, res importer.Result) {
 		if m.EngineVersion != "" {
 			engine += " " + m.EngineVersion
 		}
-		hw := orDash(m.Hardware)
+		hw := importCell(m.Hardware)
 		if m.Devices > 1 {
 			hw = fmt.Sprintf("%d× %s", m.Devices, hw)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", res.Lines[i], m.Metric,
-			formatValue(m.Value), m.Unit, orDash(m.Model), orDash(m.Quant), orDash(engine), orDash(m.Backend), hw,
-			countOrDash(m.PromptTokens), countOrDash(m.GenTokens), countOrDash(m.Concurrency), m.ContextDepth)
+			importValue(m.Value), m.Unit, importCell(m.Model), importCell(m.Quant), importCell(engine), importCell(m.Backend), hw,
+			importCount(m.PromptTokens), importCount(m.GenTokens), importCount(m.Concurrency), m.ContextDepth)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "%d rows from %s\n", len(res.Rows), joinFormats(res.Formats))
+	fmt.Fprintf(w, "%d rows from %s\n", len(res.Rows), importFormatList(res.Formats))
 }
 
-func joinFormats(fs []importer.Format) string {
+func importFormatList(fs []importer.Format) string {
 	s := make([]string, len(fs))
 	for i, f := range fs {
 		s[i] = string(f)
@@ -246,22 +246,22 @@ func joinFormats(fs []importer.Format) string {
 	return strings.Join(s, " + ")
 }
 
-func orDash(s string) string {
+func importCell(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return s
 }
 
-func countOrDash(n int) string {
+func importCount(n int) string {
 	if n == 0 {
 		return "-"
 	}
 	return fmt.Sprint(n)
 }
 
-// formatValue prints a value with at most 4 decimals.
-func formatValue(v float64) string {
+// importValue prints a value with at most 4 decimals.
+func importValue(v float64) string {
 	s := fmt.Sprintf("%.4f", v)
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
