@@ -239,8 +239,10 @@ func (r *runner) tick() {
 	r.progress(r.step, r.stepFrom+r.stepWeight*frac)
 }
 
-// maxReps bounds the repeats of one step (best of at most this many).
-const maxReps = 20
+// maxReps bounds the repeats of one step (best of at most this many); the
+// step's share of the budget is the usual limit. Many short passes make the
+// best one robust to other programs taking the CPU for a while.
+const maxReps = 100
 
 // best runs pass until the step's deadline would pass (at least once, at
 // most maxReps times) and returns the shortest complete pass; ok is false

@@ -3,6 +3,8 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +22,46 @@ func TestRunGivesSaneNumbers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the benchmarks for about 3 s")
 	}
+	// A machine busy with other work can starve every pass of a step; one
+	// more run is allowed before the ranges count as wrong.
+	for attempt := 1; ; attempt++ {
+		res := runSanity(t)
+		bad := outOfRange(res)
+		if len(bad) == 0 {
+			t.Logf("\n%s", res)
+			return
+		}
+		if attempt == 2 {
+			t.Errorf("out of range twice: %s\n%s", strings.Join(bad, "; "), res)
+			return
+		}
+		t.Logf("attempt %d out of range (%s); running again", attempt, strings.Join(bad, "; "))
+	}
+}
+
+// outOfRange lists the figures outside the sanity ranges.
+func outOfRange(res Result) []string {
+	var bad []string
+	for name, v := range map[string]float64{
+		"MemBandwidthGBs": res.MemBandwidthGBs, "TriadGBs": res.TriadGBs, "ReadGBs": res.ReadGBs,
+		"SingleThreadBandwidthGBs": res.SingleThreadBandwidthGBs, "GEMVGBs": res.GEMVGBs, "GEMVCachedGBs": res.GEMVCachedGBs,
+	} {
+		if v < minGBs || v > maxGBs {
+			bad = append(bad, fmt.Sprintf("%s = %.2f GB/s, outside [%v, %v]", name, v, minGBs, maxGBs))
+		}
+	}
+	for name, v := range map[string]float64{"MatMulGFLOPS": res.MatMulGFLOPS, "SgemmGFLOPS": res.SgemmGFLOPS, "DgemmGFLOPS": res.DgemmGFLOPS} {
+		if v < minGFLOPS || v > maxGFLOPS {
+			bad = append(bad, fmt.Sprintf("%s = %.2f GFLOP/s, outside [%v, %v]", name, v, minGFLOPS, maxGFLOPS))
+		}
+	}
+	return bad
+}
+
+// runSanity runs a 3 s measurement and checks what does not depend on the
+// machine's load: derived figures, step order, progress and duration.
+func runSanity(t *testing.T) Result {
+	t.Helper()
 	var mu sync.Mutex
 	var steps []string
 	last := -1.0
@@ -36,19 +78,6 @@ func TestRunGivesSaneNumbers(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for name, v := range map[string]float64{
-		"MemBandwidthGBs": res.MemBandwidthGBs, "TriadGBs": res.TriadGBs, "ReadGBs": res.ReadGBs,
-		"SingleThreadBandwidthGBs": res.SingleThreadBandwidthGBs, "GEMVGBs": res.GEMVGBs, "GEMVCachedGBs": res.GEMVCachedGBs,
-	} {
-		if v < minGBs || v > maxGBs {
-			t.Errorf("%s = %.2f GB/s, outside [%v, %v]", name, v, minGBs, maxGBs)
-		}
-	}
-	for name, v := range map[string]float64{"MatMulGFLOPS": res.MatMulGFLOPS, "SgemmGFLOPS": res.SgemmGFLOPS, "DgemmGFLOPS": res.DgemmGFLOPS} {
-		if v < minGFLOPS || v > maxGFLOPS {
-			t.Errorf("%s = %.2f GFLOP/s, outside [%v, %v]", name, v, minGFLOPS, maxGFLOPS)
-		}
 	}
 	if res.MemBandwidthGBs != max(res.TriadGBs, res.ReadGBs) || res.MatMulGFLOPS != res.SgemmGFLOPS {
 		t.Errorf("headline figures not derived as documented: %+v", res)
@@ -68,7 +97,7 @@ func TestRunGivesSaneNumbers(t *testing.T) {
 	if res.Duration > 3*time.Second+2*time.Second {
 		t.Errorf("a 3 s budget took %v", res.Duration)
 	}
-	t.Logf("\n%s", res)
+	return res
 }
 
 func stepsOrder() []string {

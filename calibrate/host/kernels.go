@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -19,7 +20,10 @@ func vec(x []float32) blas32.Vector { return blas32.Vector{N: len(x), Inc: 1, Da
 func (r *runner) allocate(time.Time) {
 	n := r.opt.ArrayMiB << 20 / 4
 	r.a, r.b, r.c = make([]float32, n), make([]float32, n), make([]float32, n)
-	r.parallel(n, r.opt.Threads, chunk, func(lo, hi int) {
+	// Touch in small pieces: a first touch can be slow (page faults, a
+	// virtual machine's host backing its memory), so check the stop flag
+	// often.
+	r.parallel(n, r.opt.Threads, chunk/16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			r.a[i], r.b[i], r.c[i] = 1, 0.5+float32(i%5)*0.125, 0.25
 		}
@@ -104,7 +108,8 @@ func (r *runner) gemvPass(y []float32) bool {
 // 256 times per pass, so the data stays in each core's cache.
 func (r *runner) gemvCached(deadline time.Time) {
 	const rows, reps = 16, 256
-	per := make([][]float32, r.opt.Threads)
+	// More goroutines than GOMAXPROCS would only share cores (and memory).
+	per := make([][]float32, max(1, min(r.opt.Threads, runtime.GOMAXPROCS(0))))
 	for t := range per {
 		per[t] = make([]float32, rows*gemvCols+gemvCols+rows)
 		for i := range per[t] {
