@@ -89,6 +89,6 @@ var knownDevices = map[string]knownDevice{
 // bus sysfs lists (NVIDIA SoCs) to catalog ids.
 var knownNames = map[string]string{
 	"NVIDIA GB10":       "nvidia-dgx-spark",
-	"Orin (nvgpu)":      "nvidia-jetson-agx-orin-64gb",
+	"Orin (nvgpu)":      "nvidia-jetson-agx-orin-64gb", // [U] JetPack 6 nvidia-smi name
 	"NVIDIA Jetson AGX": "nvidia-jetson-agx-orin-64gb",
 }
