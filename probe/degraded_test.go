@@ -135,6 +135,18 @@ func TestDegraded(t *testing.T) {
 			},
 		},
 		{
+			name:   "amdgpu not bound",
+			break_: func(t *testing.T, root string) { _ = os.Remove(filepath.Join(root, strixDev, "driver")) },
+			warn:   "AMD GPU 0000:c5:00.0 has no driver bound",
+			check: func(t *testing.T, m Machine) {
+				md := Match(m, testCatalog())[0]
+				hw, usable, _, notes := ForPlanner(md, m)
+				if md.Hardware.ID != "amd-ryzen-ai-max-395" || usable != hw.UsableGPUMemory() || !strings.Contains(strings.Join(notes, " "), "not probed") {
+					t.Errorf("unbound APU: %s usable %s notes %q", md.Hardware.ID, usable, notes)
+				}
+			},
+		},
+		{
 			name:   "missing PCI class",
 			break_: func(t *testing.T, root string) { _ = os.Remove(filepath.Join(root, strixDev, "class")) },
 			warn:   "0000:c5:00.0/class: no such file",

@@ -117,9 +117,6 @@ func (r *rootFS) resolveHops(rel string, hops int) (string, error) {
 		return "", err
 	}
 	next := path.Join(realDir, base)
-	if base == ".." {
-		return r.parent(realDir)
-	}
 	st, err := os.Lstat(r.host(next))
 	if err != nil {
 		return "", err
@@ -128,13 +125,6 @@ func (r *rootFS) resolveHops(rel string, hops int) (string, error) {
 		return next, nil
 	}
 	return r.follow(next, hops)
-}
-
-func (r *rootFS) parent(realDir string) (string, error) {
-	if realDir == "" {
-		return "", errEscapes
-	}
-	return path.Dir(realDir), nil
 }
 
 // resolveDir resolves a directory path, memoised: sysfs paths share long
@@ -160,7 +150,9 @@ func (r *rootFS) resolveDir(dir string, hops int) (string, error) {
 }
 
 // follow reads the link at rel (whose parent is already real) and resolves
-// its target, refusing targets outside the root.
+// its target, refusing targets outside the root. ".." in a target is taken
+// lexically from the link's real directory, which is exact for the
+// "../../devices/..." links sysfs writes.
 func (r *rootFS) follow(rel string, hops int) (string, error) {
 	if hops >= maxLinkHops {
 		return "", fmt.Errorf("%s: %w", display(rel), errLinkLoop)

@@ -158,7 +158,12 @@ func (p *prober) vendorDetails(dir string, d *Device) {
 // amdgpu reads the amdgpu memory managers' sysfs files and decides whether
 // the device is an APU.
 func (p *prober) amdgpu(dir string, d *Device) {
-	if d.Driver != "" && d.Driver != "amdgpu" {
+	switch d.Driver {
+	case "amdgpu":
+	case "":
+		p.warn("AMD GPU %s has no driver bound (amdgpu not loaded?): its memory is not visible", d.Bus)
+		return
+	default:
 		p.warn("AMD GPU %s is bound to %s, not amdgpu: its memory is not visible", d.Bus, d.Driver)
 		return
 	}

@@ -62,6 +62,8 @@ const (
 
 func classify(d Device) memClass {
 	switch {
+	case d.Integrated && d.Vendor == "AMD" && d.VRAMTotal == 0 && gttCeilingOf(d) == 0:
+		return classUnknownMemory
 	case d.Integrated && d.Vendor == "AMD":
 		return classAMDAPU
 	case d.Integrated && d.Vendor == "NVIDIA":
