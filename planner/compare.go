@@ -1,5 +1,10 @@
 package planner
 
+import (
+	"runtime"
+	"sync"
+)
+
 // CompareRow is one machine of a side-by-side comparison.
 type CompareRow struct {
 	Hardware Hardware `json:"-"`
@@ -23,18 +28,32 @@ type CompareRow struct {
 	Source    string  `json:"source"`
 }
 
-// Compare plans the same request on each machine (hardware × devices).
+// Compare plans the same request on each machine (hardware × devices),
+// machines in parallel on all CPUs.
 func Compare(req PlanRequest, machines []Hardware, devices []int) []CompareRow {
-	rows := make([]CompareRow, 0, len(machines))
-	for i, h := range machines {
-		r := req
-		r.Hardware = h
-		r.UsableMemory, r.HostMemory = 0, 0
-		if i < len(devices) && devices[i] > 0 {
-			r.Devices = devices[i]
-		}
-		rows = append(rows, compareOne(r))
+	rows := make([]CompareRow, len(machines))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(machines)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				r := req
+				r.Hardware = machines[i]
+				r.UsableMemory, r.HostMemory = 0, 0
+				if i < len(devices) && devices[i] > 0 {
+					r.Devices = devices[i]
+				}
+				rows[i] = compareOne(r)
+			}
+		}()
 	}
+	for i := range machines {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
 	return rows
 }
 

@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // Verdict is the answer to "can I run it?".
@@ -112,13 +113,11 @@ func vllmBatchedTokens(s Scenario, maxLen Tokens) Tokens {
 		return s.MaxBatchedTokens
 	}
 	v := s.EngineVersion
-	// V0 without chunked prefill profiles max(max_model_len, 2048) tokens;
-	// 0.6.x enabled chunked prefill (512) only above 32k
-	// (vllm/engine/arg_utils.py, 0.4-0.6 era; modeling.md §1.2).
+	// V0 without chunked prefill profiles max(max_model_len, 2048) tokens
+	// (vllm/engine/arg_utils.py, 0.4-0.7 era; modeling.md §1.2). The
+	// published 128k-context runs (Phi-3, vLLM 0.6) imply full-length
+	// profiling too: their non-KV memory is 19-31 GiB.
 	if !VersionAtLeast(v, "0.8.0") {
-		if VersionAtLeast(v, "0.6.0") && maxLen > 32768 {
-			return 512
-		}
 		return max(maxLen, 2048)
 	}
 	// V1 API-server defaults: 8192 on ≥70 GiB non-A100 devices, else 2048
@@ -263,7 +262,7 @@ func fitPaged(s Scenario, b Backend) FitResult {
 	if one := seqBytes(maxLen); one > 0 {
 		r.MaxConcurrencyAtContext = int(pool / one)
 	}
-	r.Flags = map[string]string{"max_model_len": fmt.Sprint(int64(maxLen)), "block_size": fmt.Sprint(p.block), "max_num_batched_tokens": fmt.Sprint(int64(p.batched))}
+	r.Flags = map[string]string{"max_model_len": strconv.FormatInt(int64(maxLen), 10), "block_size": strconv.Itoa(p.block), "max_num_batched_tokens": strconv.FormatInt(int64(p.batched), 10)}
 	if !graphsIn && p.budget+p.graphs > dev && b != CPU {
 		r.Verdict = DoesNotFit
 		r.Reasons = append(r.Reasons, fmt.Sprintf("CUDA graphs (%s) do not fit in the %s left outside the utilization budget", p.graphs, dev-p.budget))

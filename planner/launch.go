@@ -69,7 +69,7 @@ func shellQuote(s string) string {
 // settings: memory share, context, concurrency, format, KV type and tensor
 // parallel. With docker it wraps the official image.
 func LaunchCommand(c Candidate, docker bool) (Launch, error) {
-	s := c.Scenario
+	s := *c.Scenario
 	model := s.Model.ID
 	conc := max(c.Concurrency, 1)
 	ctx := c.Fit.Context
@@ -104,7 +104,7 @@ func LaunchCommand(c Candidate, docker bool) (Launch, error) {
 }
 
 func vllmArgs(c Candidate, model string, ctx Tokens, conc int) []string {
-	s := c.Scenario
+	s := *c.Scenario
 	util := s.GPUMemoryUtilization
 	if util == 0 {
 		util = s.Engine.GPUMemoryUtilization
@@ -131,7 +131,7 @@ func vllmArgs(c Candidate, model string, ctx Tokens, conc int) []string {
 }
 
 func llamaServerArgs(c Candidate, ctx Tokens, conc int) ([]string, []string) {
-	s := c.Scenario
+	s := *c.Scenario
 	file := ggufName(s)
 	cells := Tokens(int64(ctx) * int64(conc))
 	a := []string{"llama-server", "-m", file,
@@ -164,7 +164,7 @@ func ggufName(s Scenario) string {
 }
 
 func ollamaEnv(c Candidate, ctx Tokens, conc int) (map[string]string, []string, []string) {
-	s := c.Scenario
+	s := *c.Scenario
 	env := map[string]string{
 		"OLLAMA_NUM_PARALLEL":    fmt.Sprint(conc),
 		"OLLAMA_CONTEXT_LENGTH":  fmt.Sprint(int64(ctx)),
@@ -187,7 +187,7 @@ func shortName(id string) string {
 }
 
 func tgiArgs(c Candidate, model string, ctx Tokens, conc int) []string {
-	s := c.Scenario
+	s := *c.Scenario
 	in := s.Context - 1
 	if ctx > 0 {
 		in = ctx - 1
@@ -226,7 +226,7 @@ func tgiQuantize(q Quant) string {
 }
 
 func sglangArgs(c Candidate, model string, ctx Tokens, conc int) []string {
-	s := c.Scenario
+	s := *c.Scenario
 	f := s.GPUMemoryUtilization
 	if f == 0 {
 		f = SGLangMemFractionStatic(s.deviceMemory(), c.Devices)

@@ -221,5 +221,5 @@ func SGLangMemFractionStatic(gpu Bytes, tp int) float64 {
 // weights and the warm-up prefill, minus (1 − wiggle) × total
 // (flash_causal_lm.py warmup / get_cuda_free_memory @ db931fc).
 func TGIFreeForKV(total, used Bytes, wiggle float64) Bytes {
-	return total - used - Bytes((1-wiggle)*float64(total))
+	return total - used - Bytes(math.Round((1-wiggle)*float64(total)))
 }

@@ -117,20 +117,36 @@ func expertsTouched(e, k, b int) float64 {
 // decodeWeightBytes is the weight traffic of one decode step of batch b on
 // one device: dense weights once, plus the experts the batch touches.
 func decodeWeightBytes(s Scenario, b int) float64 {
+	return newWeightTraffic(s).bytes(s.Model, b)
+}
+
+// weightTraffic caches the byte counts decode traffic is built from.
+type weightTraffic struct {
+	streamed, experts float64 // per device, bytes
+}
+
+func newWeightTraffic(s Scenario) weightTraffic {
 	m, q := s.Model, s.Quant
 	total := float64(WeightBytes(m, q))
+	var ex float64
 	if m.IsMoE() {
-		ex := float64(m.ExpertParams()) * q.expertBPW() / 8
-		dense := total - ex
-		frac := expertsTouched(m.Experts, m.TopK, b) / float64(m.Experts)
-		total = dense + ex*frac
+		ex = float64(m.ExpertParams()) * q.expertBPW() / 8
 	}
 	// Embedding rows are gathered, not streamed; the output head is read.
-	emb := float64(m.Vocab) * float64(m.Hidden) * q.EmbedBPW / 8
 	if !m.TiedEmbeddings {
-		total -= emb
+		total -= float64(m.Vocab) * float64(m.Hidden) * q.EmbedBPW / 8
 	}
-	return total / float64(speedDevices(s))
+	d := float64(speedDevices(s))
+	return weightTraffic{streamed: (total - ex) / d, experts: ex / d}
+}
+
+// bytes is the weight traffic of a decode step of batch b: dense weights
+// once, plus the experts the batch touches.
+func (w weightTraffic) bytes(m Model, b int) float64 {
+	if w.experts == 0 {
+		return w.streamed
+	}
+	return w.streamed + w.experts*expertsTouched(m.Experts, m.TopK, b)/float64(m.Experts)
 }
 
 // speedDevices is how many devices share one step's work: all of them under
@@ -197,6 +213,7 @@ type perfModel struct {
 	effD, effP float64
 	ovh        float64 // ms per step
 	kvTok      float64 // per device
+	wt         weightTraffic
 }
 
 func newPerfModel(s Scenario, p *PerfParams) perfModel {
@@ -220,6 +237,7 @@ func newPerfModelEff(s Scenario, p *PerfParams, effD, effP float64) perfModel {
 		effP:  p.Prefill.Eval(f, 0.005, 1.0),
 		ovh:   stepOverheadMs(s.Engine, b) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
 		kvTok: float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
+		wt:    newWeightTraffic(s),
 	}
 	if pm.bw <= 0 {
 		pm.bw = 50e9
@@ -239,7 +257,7 @@ func newPerfModelEff(s Scenario, p *PerfParams, effD, effP float64) perfModel {
 func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 	s := pm.s
 	m := s.Model
-	bytes := decodeWeightBytes(s, b) + float64(b)*ctx*pm.kvTok
+	bytes := pm.wt.bytes(m, b) + float64(b)*ctx*pm.kvTok
 	tMem := bytes / (pm.bw * pm.effD) * 1000
 	flops := (2*float64(m.active())/float64(speedDevices(s)) + 4*float64(m.Layers)*attnDim(m)*ctx/float64(speedDevices(s))) * float64(b)
 	tComp := flops / (pm.peak * pm.effP * smallBatchGEMM(b)) * 1000
@@ -298,7 +316,7 @@ func (pm perfModel) prefillCompute(n, d float64) float64 {
 // prefill is the ms to prefill n tokens at depth d in one request: at
 // least one read of the weights, and the compute above.
 func (pm perfModel) prefill(n, d float64) float64 {
-	read := decodeWeightBytes(pm.s, int(math.Max(n, 1))) / (pm.bw * pm.effD) * 1000
+	read := pm.wt.bytes(pm.s.Model, int(math.Max(n, 1))) / (pm.bw * pm.effD) * 1000
 	return pm.ovh + math.Max(read, pm.prefillCompute(n, d)) + allReduceMs(pm.s, n)
 }
 
@@ -374,7 +392,7 @@ func prefillBatchWith(pm perfModel, n Tokens, b int) TokensPerSecond {
 	// Linear layers see all tokens at once; attention is per sequence.
 	flops := 2*float64(m.active())*tot + seqs*2*float64(m.Layers)*attnDim(m)*float64(n)*float64(n)
 	comp := flops / float64(speedDevices(s)) / (pm.peak * pm.effP) * 1000
-	read := decodeWeightBytes(s, int(tot)) / (pm.bw * pm.effD) * 1000
+	read := pm.wt.bytes(m, int(tot)) / (pm.bw * pm.effD) * 1000
 	t := pm.ovh + math.Max(read, comp) + allReduceMs(s, tot)
 	return TokensPerSecond(tot / t * 1000)
 }

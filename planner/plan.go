@@ -42,7 +42,7 @@ type PlanRequest struct {
 
 // Candidate is one configuration at its best concurrency.
 type Candidate struct {
-	Scenario Scenario   `json:"-"`
+	Scenario *Scenario  `json:"-"`
 	Engine   EngineID   `json:"engine"`
 	Backend  Backend    `json:"backend"`
 	Quant    string     `json:"quant"`
@@ -175,6 +175,10 @@ func Plan(req PlanRequest) PlanResult {
 	perf := c.Perf
 	users := max(req.Workload.Concurrency, 1)
 	devs := max(req.Devices, 1)
+	quants := candidateQuants(c, req.Model, req.Quants)
+	if req.Hardware.Kind != KindGPU {
+		devs = 1 // APUs, SoCs and CPUs are one device
+	}
 	for _, e := range c.Engines {
 		if len(req.Engines) > 0 && !containsEngine(req.Engines, e.ID) {
 			continue
@@ -182,9 +186,13 @@ func Plan(req PlanRequest) PlanResult {
 		if e.ID == IKLlamaCpp || e.ID == Transformers {
 			continue // measured for validation, not recommended for serving
 		}
-		for _, q := range candidateQuants(c, req.Model, req.Quants) {
+		if !runsOn(e, req.Hardware) {
+			continue
+		}
+		for _, q := range quants {
+			kvs := kvChoices(c, e, q)
 			for _, tp := range tpChoices(e, devs) {
-				for _, kv := range kvChoices(c, e, q) {
+				for _, kv := range kvs {
 					cand, ok := evaluate(req, e, q, kv, tp, users, perf)
 					if !ok {
 						if cand.Why != "" {
@@ -205,6 +213,16 @@ func Plan(req PlanRequest) PlanResult {
 		res.Notes = append(res.Notes, "no configuration fits this machine; see the dropped list for why")
 	}
 	return res
+}
+
+// runsOn reports whether the engine shares a backend with the device.
+func runsOn(e Engine, h Hardware) bool {
+	for _, b := range e.Backends {
+		if h.HasBackend(b) {
+			return true
+		}
+	}
+	return false
 }
 
 func containsEngine(es []EngineID, e EngineID) bool {
@@ -233,7 +251,7 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 	s := Scenario{Hardware: req.Hardware, Devices: tp, Engine: e, EngineVersion: req.EngineVersion, Model: req.Model,
 		Quant: q, KV: kv, Concurrency: users, UsableMemory: req.UsableMemory, HostMemory: req.HostMemory,
 		Context: ctxFor(req), Mem: req.Catalog.Memory}
-	cand := Candidate{Scenario: s, Engine: e.ID, Quant: q.ID, KVType: kv.ID, Devices: tp}
+	cand := Candidate{Engine: e.ID, Quant: q.ID, KVType: kv.ID, Devices: tp}
 	if perf != nil {
 		cand.Source, cand.ErrorBand = perf.Source, perf.ErrorBand
 	}
@@ -270,19 +288,21 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 		return cand, false
 	}
 	s.OffloadBytes = fit.Breakdown.HostWeights
-	cand.Scenario = s
+	cand.Scenario = &s
 	maxC := max(fit.MaxConcurrencyAtContext, 1)
 	w := req.Workload
 	w.Serving = true
 	best := -1
+	pm := newPerfModel(s, perf) // one model, many batch sizes
+	cand.Curve = make([]Prediction, 0, len(concurrencySweep)+1)
 	for _, n := range concurrencySweep {
 		if n > users && n > 1 || n > maxC {
 			break
 		}
-		best = sweepPoint(&cand, w, n, req.SLO, perf, best)
+		best = sweepPoint(&cand, pm, w, n, req.SLO, perf, best)
 	}
 	if top := min(users, maxC); top > 0 && (len(cand.Curve) == 0 || cand.Curve[len(cand.Curve)-1].Concurrency != top) {
-		best = sweepPoint(&cand, w, top, req.SLO, perf, best)
+		best = sweepPoint(&cand, pm, w, top, req.SLO, perf, best)
 	}
 	if best < 0 {
 		// Nothing meets the SLO: report single-user figures.
@@ -293,9 +313,9 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 	return cand, true
 }
 
-func sweepPoint(cand *Candidate, w Workload, n int, slo SLO, perf *PerfParams, best int) int {
+func sweepPoint(cand *Candidate, pm perfModel, w Workload, n int, slo SLO, perf *PerfParams, best int) int {
 	w.Concurrency = n
-	p := Predict(cand.Scenario, w, perf)
+	p := predictWith(pm, w, perf)
 	cand.Curve = append(cand.Curve, p)
 	if slo.Meets(p) && (best < 0 || p.TotalTPS >= cand.Curve[best].TotalTPS) {
 		return len(cand.Curve) - 1
@@ -325,8 +345,15 @@ func rank(cs []Candidate, users int) {
 		}
 		return float64(c.Pred.TotalTPS)
 	}
-	sort.SliceStable(cs, func(i, j int) bool {
-		a, b := score(cs[i]), score(cs[j])
+	// Sort indices, then permute once: candidates are large structs.
+	idx := make([]int, len(cs))
+	sc := make([]float64, len(cs))
+	for i := range cs {
+		idx[i], sc[i] = i, score(cs[i])
+	}
+	sort.SliceStable(idx, func(x, y int) bool {
+		i, j := idx[x], idx[y]
+		a, b := sc[i], sc[j]
 		if a > 0 && b > 0 && math.Abs(a-b) <= 0.03*math.Max(a, b) {
 			if qa, qb := cs[i].Scenario.Quant.LinearBPW, cs[j].Scenario.Quant.LinearBPW; qa != qb {
 				return qa > qb
@@ -337,25 +364,36 @@ func rank(cs []Candidate, users int) {
 		}
 		return a > b
 	})
+	sorted := make([]Candidate, len(cs))
+	for k, i := range idx {
+		sorted[k] = cs[i]
+	}
+	copy(cs, sorted)
 }
 
 // pareto returns candidates not dominated in (total tok/s, per-user tok/s).
 func pareto(cs []Candidate) []Candidate {
-	var out []Candidate
-	for i, a := range cs {
-		dominated := false
-		for j, b := range cs {
-			if i != j && b.Pred.TotalTPS >= a.Pred.TotalTPS && b.Pred.DecodeTPS >= a.Pred.DecodeTPS &&
-				(b.Pred.TotalTPS > a.Pred.TotalTPS || b.Pred.DecodeTPS > a.Pred.DecodeTPS) {
-				dominated = true
-				break
-			}
+	// Sweep by total throughput descending; keep each point whose per-user
+	// speed beats every point with more total throughput.
+	idx := make([]int, len(cs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(x, y int) bool {
+		a, b := cs[idx[x]].Pred, cs[idx[y]].Pred
+		if a.TotalTPS != b.TotalTPS {
+			return a.TotalTPS > b.TotalTPS
 		}
-		if !dominated {
-			out = append(out, a)
+		return a.DecodeTPS > b.DecodeTPS
+	})
+	var out []Candidate
+	bestUser := TokensPerSecond(-1)
+	for _, i := range idx {
+		if cs[i].Pred.DecodeTPS > bestUser {
+			out = append(out, cs[i])
+			bestUser = cs[i].Pred.DecodeTPS
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Pred.TotalTPS > out[j].Pred.TotalTPS })
 	return out
 }
 
