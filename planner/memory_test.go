@@ -7,12 +7,12 @@ import (
 
 // Fixtures: architectures from the catalog fact sheet (profiles/sources).
 var (
-	llama31_8B = Model{ID: "meta-llama/Llama-3.1-8B", Params: 8_030_261_248, Layers: 32, Hidden: 4096, FFN: 14336, Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 128256, GatedMLP: true, MaxContext: 131072}
+	llama31_8B  = Model{ID: "meta-llama/Llama-3.1-8B", Params: 8_030_261_248, Layers: 32, Hidden: 4096, FFN: 14336, Heads: 32, KVHeads: 8, HeadDim: 128, Vocab: 128256, GatedMLP: true, MaxContext: 131072}
 	llama31_70B = Model{ID: "meta-llama/Llama-3.1-70B", Params: 70_550_000_000, Layers: 80, Hidden: 8192, FFN: 28672, Heads: 64, KVHeads: 8, HeadDim: 128, Vocab: 128256, GatedMLP: true, MaxContext: 131072}
-	qwen25_7B  = Model{ID: "Qwen/Qwen2.5-7B", Params: 7_620_000_000, Layers: 28, Hidden: 3584, FFN: 18944, Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064, GatedMLP: true, MaxContext: 32768}
-	llama2_7B  = Model{ID: "meta-llama/Llama-2-7b-chat-hf", Params: 6_740_000_000, Layers: 32, Hidden: 4096, FFN: 11008, Heads: 32, KVHeads: 32, HeadDim: 128, Vocab: 32000, GatedMLP: true, MaxContext: 4096, NativeDType: "float16"}
-	deepseekV3 = Model{ID: "deepseek-ai/DeepSeek-V3", Params: 671_000_000_000, ActiveParams: 37_000_000_000, Layers: 61, Hidden: 7168, FFN: 2048, Heads: 128, KVHeads: 128, HeadDim: 192, Vocab: 129280, Experts: 256, TopK: 8, GatedMLP: true, MLA: &MLA{KVLoraRank: 512, RopeDim: 64}, MaxContext: 163840}
-	gemma3_4B  = Model{ID: "google/gemma-3-4b-it", Params: 4_300_000_000, Layers: 34, Hidden: 2560, FFN: 10240, Heads: 8, KVHeads: 4, HeadDim: 256, Vocab: 262208, GatedMLP: true, SlidingWindow: 1024, SlidingLayers: 29, MaxContext: 131072, TiedEmbeddings: true}
+	qwen25_7B   = Model{ID: "Qwen/Qwen2.5-7B", Params: 7_620_000_000, Layers: 28, Hidden: 3584, FFN: 18944, Heads: 28, KVHeads: 4, HeadDim: 128, Vocab: 152064, GatedMLP: true, MaxContext: 32768}
+	llama2_7B   = Model{ID: "meta-llama/Llama-2-7b-chat-hf", Params: 6_740_000_000, Layers: 32, Hidden: 4096, FFN: 11008, Heads: 32, KVHeads: 32, HeadDim: 128, Vocab: 32000, GatedMLP: true, MaxContext: 4096, NativeDType: "float16"}
+	deepseekV3  = Model{ID: "deepseek-ai/DeepSeek-V3", Params: 671_000_000_000, ActiveParams: 37_000_000_000, Layers: 61, Hidden: 7168, FFN: 2048, Heads: 128, KVHeads: 128, HeadDim: 192, Vocab: 129280, Experts: 256, TopK: 8, GatedMLP: true, MLA: &MLA{KVLoraRank: 512, RopeDim: 64}, MaxContext: 163840}
+	gemma3_4B   = Model{ID: "google/gemma-3-4b-it", Params: 4_300_000_000, Layers: 34, Hidden: 2560, FFN: 10240, Heads: 8, KVHeads: 4, HeadDim: 256, Vocab: 262208, GatedMLP: true, SlidingWindow: 1024, SlidingLayers: 29, MaxContext: 131072, TiedEmbeddings: true}
 
 	kvF16  = KVType{ID: "f16", BytesPerElement: 2}
 	kvFP8  = KVType{ID: "fp8", BytesPerElement: 1}

@@ -58,6 +58,6 @@ func DefaultPerfParams() PerfParams {
 		QueueFactor: map[string]float64{},
 		// ~5 kernels per layer at a few µs each [U]; fitted per backend.
 		LayerOverheadUs: map[string]float64{},
-		ErrorBand:   map[string]float64{},
+		ErrorBand:       map[string]float64{},
 	}
 }
