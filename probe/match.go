@@ -12,7 +12,8 @@ import (
 // MatchedDevice is a probed device and the catalog hardware it was taken
 // for.
 type MatchedDevice struct {
-	Device   Device           `json:"device"`
+	Device Device `json:"device"` // as probed
+	// Hardware is the catalog entry, or a generic profile (Generic).
 	Hardware planner.Hardware `json:"hardware"`
 	// By says how the match was made: "catalog pci_ids", "pci id",
 	// "pci id + memory", "pci id + cpu model", "name", "cpu model" or
@@ -24,7 +25,8 @@ type MatchedDevice struct {
 	// Skip, when set, says why the device is better left out of a plan
 	// (a display iGPU beside a discrete GPU).
 	Skip string `json:"skip,omitempty"`
-	// Hint tells the user what to do next (run `headroom calibrate`).
+	// Hint tells the user what to do next (run `headroom calibrate`);
+	// Notes explain the match (alternatives, memory that differs).
 	Hint  string   `json:"hint,omitempty"`
 	Notes []string `json:"notes,omitempty"`
 }

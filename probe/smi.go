@@ -139,7 +139,7 @@ const (
 // FileSMI replays nvidia-smi from a saved machine: Root/.headroom/
 // nvidia-smi.csv holds its output, or nvidia-smi.err the error it gave.
 type FileSMI struct {
-	Root string
+	Root string // the saved machine's root directory
 }
 
 // Query returns the saved output, the saved error, or ErrNoSMI.

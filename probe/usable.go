@@ -10,9 +10,9 @@ import (
 // Usable is the memory one engine can allocate on one device, and the rule
 // that says so.
 type Usable struct {
-	Policy  string          `json:"policy"`
-	Backend planner.Backend `json:"backend,omitempty"`
-	Bytes   planner.Bytes   `json:"bytes"`
+	Policy  string          `json:"policy"`            // engine policy: llamacpp, vllm, ...
+	Backend planner.Backend `json:"backend,omitempty"` // the backend the rule is for
+	Bytes   planner.Bytes   `json:"bytes"`             // what the engine can allocate
 	// Rule explains Bytes and names the engine source it mirrors.
 	Rule string `json:"rule"`
 }
