@@ -5,55 +5,80 @@
 #
 #   scripts/test.sh
 #
-# 1. gofmt, go vet and the unit tests, without cgo (no network, no GPU).
+# 1. gofmt (tracked files), go vet, and the unit tests without cgo (no
+#    network, no GPU).
 # 2. The engine tests: a real Ollama v0.6.5 serving GGUF models the tests
 #    write (calibrate/enginetest). They run when HEADROOM_OLLAMA is set (1,
 #    or the path of an ollama binary), when CI=true, or when ollama is on
-#    PATH; otherwise they are skipped with a message. In CI a missing ollama
-#    is an error.
+#    PATH; otherwise they are skipped with a message. With CI=true a
+#    missing ollama is a failure.
 # 3. (reserved) the GUI smoke test under Xvfb.
-set -euo pipefail
+#
+# Every step runs even if an earlier one failed; the script exits 1 if any
+# failed and lists them.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 
 export CGO_ENABLED=0
 export GHW_DISABLE_WARNINGS=1
 t0=$(date +%s)
+failed=()
 step() { printf '\n== %s (%ds)\n' "$1" "$(($(date +%s) - t0))"; }
+# check NAME CMD...: runs CMD, recording NAME as failed if it fails.
+check() {
+	local name=$1
+	shift
+	if ! "$@"; then
+		failed+=("$name")
+		printf '== FAILED: %s\n' "$name" >&2
+	fi
+}
+
+gofmt_clean() {
+	local files unformatted
+	files=$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*')
+	unformatted=$(gofmt -l $files)
+	if [ -n "$unformatted" ]; then
+		echo "not gofmt-ed (run gofmt -w):" >&2
+		echo "$unformatted" >&2
+		return 1
+	fi
+}
 
 step "gofmt"
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'))
-if [ -n "$unformatted" ]; then
-	echo "not gofmt-ed:" >&2
-	echo "$unformatted" >&2
-	exit 1
-fi
+check gofmt gofmt_clean
 
 step "go vet"
-go vet -tags ci ./...
+check "go vet" go vet -tags ci ./...
 
 step "unit tests"
 # The engine tests skip here (HEADROOM_OLLAMA is not passed on); they run
 # on their own below, so no other package's tests compete with the timings.
-env -u HEADROOM_OLLAMA go test -tags ci -count=1 ./...
+check "unit tests" env -u HEADROOM_OLLAMA go test -tags ci -count=1 ./...
 
 step "engine tests (Ollama)"
 ollama_bin=${HEADROOM_OLLAMA:-}
 if [ -z "$ollama_bin" ] && command -v ollama >/dev/null 2>&1; then
 	ollama_bin=1
 fi
-if [ -z "$ollama_bin" ] && [ "${CI:-}" = true ]; then
-	echo "CI=true but no ollama on PATH; bash .ci/run installs it" >&2
-	exit 1
-fi
 if [ -n "$ollama_bin" ]; then
-	HEADROOM_OLLAMA=$ollama_bin go test -count=1 -timeout 20m -v ./calibrate/enginetest/
+	check "engine tests" env HEADROOM_OLLAMA="$ollama_bin" go test -count=1 -timeout 20m -v ./calibrate/enginetest/
+elif [ "${CI:-}" = true ]; then
+	echo "CI=true but no ollama on PATH; bash .ci/run installs it" >&2
+	failed+=("engine tests (no ollama)")
 else
 	echo "skipped: no ollama on PATH (bash .ci/run installs it; or set HEADROOM_OLLAMA=/path/to/ollama)"
 fi
 
 # step "GUI smoke test (Xvfb)"
 # The lead adds the headless window smoke test here, e.g.:
-#   xvfb-run -a -s '-screen 0 1280x800x24' go test -tags 'ci gui' -count=1 ./ui/...
-# (it needs CGO_ENABLED=1 and the X11/GL packages .ci/run installs).
+#   check "GUI smoke" xvfb-run -a -s '-screen 0 1280x800x24' \
+#       env CGO_ENABLED=1 go test -tags 'ci gui' -count=1 ./ui/...
+# (cgo and the X11/GL packages .ci/run installs).
 
 step "done"
+if [ ${#failed[@]} -gt 0 ]; then
+	printf 'FAILED: %s\n' "${failed[@]}" >&2
+	exit 1
+fi
+echo "all passed"
