@@ -64,6 +64,7 @@ type ParseError struct {
 	Err  error
 }
 
+// Error formats the error as "file:line: message".
 func (e *ParseError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
@@ -71,6 +72,8 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s: %v", e.File, e.Err)
 }
 
+// Unwrap returns the underlying error (ErrUnknownFormat, ErrNoResults, a
+// JSON or CSV error).
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // Warning is something the user should know about an imported file: a
