@@ -22,7 +22,9 @@ type Launch struct {
 	Engine  EngineID          `json:"engine"`
 	Version string            `json:"flags_for"`
 	Env     map[string]string `json:"env,omitempty"`
-	Argv    []string          `json:"argv"`
+	// Prefix is a wrapper (docker run …) printed on the first line.
+	Prefix []string `json:"prefix,omitempty"`
+	Argv   []string `json:"argv"`
 	Notes   []string          `json:"notes,omitempty"`
 }
 
@@ -41,9 +43,19 @@ func (l Launch) String() string {
 	for _, k := range keys {
 		fmt.Fprintf(&b, "%s=%s ", k, shellQuote(l.Env[k]))
 	}
+	for i, a := range l.Prefix {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(shellQuote(a))
+	}
+	if len(l.Prefix) > 0 && len(l.Argv) > 0 {
+		b.WriteString(" \\\n    ")
+	}
 	for i, a := range l.Argv {
 		if i > 0 {
-			if strings.HasPrefix(a, "-") && i > 1 {
+			// One flag per line, after the program and its first operand.
+			if strings.HasPrefix(a, "--") || (strings.HasPrefix(a, "-") && len(a) <= 4 && l.Argv[i-1] != "python") {
 				b.WriteString(" \\\n    ")
 			} else {
 				b.WriteString(" ")
@@ -58,6 +70,12 @@ func (l Launch) String() string {
 func shellQuote(s string) string {
 	if s == "" {
 		return "''"
+	}
+	// $HOME and $PWD are meant to expand: double quotes.
+	if strings.HasPrefix(s, "$HOME") || strings.HasPrefix(s, "$PWD") {
+		if !strings.ContainsAny(s, "\"`\\") {
+			return `"` + s + `"`
+		}
 	}
 	if strings.ContainsAny(s, " \t\"'$`\\|&;<>()*?[]{}!#~") {
 		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
@@ -286,7 +304,8 @@ func dockerize(l Launch, s Scenario) Launch {
 		args = nil
 	}
 	l.Env = nil
-	l.Argv = append(d, args...)
+	l.Prefix = d
+	l.Argv = args
 	return l
 }
 

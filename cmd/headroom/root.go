@@ -44,5 +44,7 @@ func commands(g *globalOptions) []*cobra.Command {
 		newRefitCmd(g),
 		newPlanCmd(g),
 		newCompareCmd(g),
+		newFlagsCmd(g),
+		newProbeCmd(g),
 	}
 }

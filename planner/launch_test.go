@@ -1,0 +1,174 @@
+package planner_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/headroom-planner/headroom/planner"
+)
+
+// flagValue returns the value after flag in argv.
+func flagValue(t *testing.T, argv []string, flag string) string {
+	t.Helper()
+	for i := 0; i+1 < len(argv); i++ {
+		if argv[i] == flag {
+			return argv[i+1]
+		}
+	}
+	t.Fatalf("flag %s missing from %v", flag, argv)
+	return ""
+}
+
+func atoi(t *testing.T, s string) int64 {
+	t.Helper()
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return v
+}
+
+func planFor(t *testing.T, c *planner.Catalog, model, hw string, devs, users int, engine planner.EngineID) planner.Candidate {
+	t.Helper()
+	m, _ := c.FindModel(model)
+	h, _ := c.FindHardware(hw)
+	res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: devs, Model: m,
+		Workload: planner.Workload{Prompt: 2048, Gen: 512, Concurrency: users}, Engines: []planner.EngineID{engine}})
+	best, ok := res.Best()
+	if !ok {
+		t.Fatalf("no %s plan for %s on %s: %+v", engine, model, hw, res.Dropped)
+	}
+	return best
+}
+
+// The flags of each engine agree with the plan: KV capacity behind
+// --max-num-seqs × --max-model-len, per-slot context of -c/-np, TGI's token
+// limits, Ollama's parallel × context.
+func TestLaunchFlagsMatchPlan(t *testing.T) {
+	c := catalog(t)
+	t.Run("vllm", func(t *testing.T) {
+		p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-a100-sxm4-80gb", 1, 64, planner.VLLM)
+		l, err := planner.LaunchCommand(p, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs, maxLen := atoi(t, flagValue(t, l.Argv, "--max-num-seqs")), atoi(t, flagValue(t, l.Argv, "--max-model-len"))
+		if seqs*maxLen > int64(p.Fit.MaxKVTokens) {
+			t.Errorf("--max-num-seqs %d × --max-model-len %d exceeds the KV pool of %d tokens", seqs, maxLen, p.Fit.MaxKVTokens)
+		}
+		if maxLen != 2048+512 || seqs != int64(p.Concurrency) {
+			t.Errorf("max-model-len %d, seqs %d; plan context 2560, concurrency %d", maxLen, seqs, p.Concurrency)
+		}
+	})
+	t.Run("vllm tensor parallel", func(t *testing.T) {
+		p := planFor(t, c, "meta-llama/Llama-3.3-70B-Instruct", "nvidia-h100-sxm5-80gb", 4, 32, planner.VLLM)
+		l, _ := planner.LaunchCommand(p, false)
+		if tp := flagValue(t, l.Argv, "--tensor-parallel-size"); tp != strconv.Itoa(p.Devices) || p.Devices < 2 {
+			t.Errorf("tensor parallel flag %s, plan TP %d", tp, p.Devices)
+		}
+	})
+	t.Run("llama-server", func(t *testing.T) {
+		p := planFor(t, c, "meta-llama/Llama-2-7b-chat-hf", "amd-ryzen-ai-max-395", 1, 8, planner.LlamaCpp)
+		l, _ := planner.LaunchCommand(p, false)
+		cells, np := atoi(t, flagValue(t, l.Argv, "-c")), atoi(t, flagValue(t, l.Argv, "-np"))
+		if cells/np != 2048+512 {
+			t.Errorf("-c %d / -np %d = %d tokens per slot, want the 2560-token context", cells, np, cells/np)
+		}
+		if ngl := atoi(t, flagValue(t, l.Argv, "-ngl")); ngl != int64(p.Fit.GPULayers) {
+			t.Errorf("-ngl %d, plan %d", ngl, p.Fit.GPULayers)
+		}
+	})
+	t.Run("tgi", func(t *testing.T) {
+		p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-l40s", 1, 16, planner.TGI)
+		l, _ := planner.LaunchCommand(p, false)
+		total, in := atoi(t, flagValue(t, l.Argv, "--max-total-tokens")), atoi(t, flagValue(t, l.Argv, "--max-input-tokens"))
+		if in != total-1 || total != 2560 {
+			t.Errorf("max-input %d, max-total %d", in, total)
+		}
+		if n := atoi(t, flagValue(t, l.Argv, "--max-concurrent-requests")); n != int64(p.Concurrency) {
+			t.Errorf("max-concurrent-requests %d, plan %d", n, p.Concurrency)
+		}
+	})
+	t.Run("ollama", func(t *testing.T) {
+		p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-4090", 1, 4, planner.Ollama)
+		l, _ := planner.LaunchCommand(p, false)
+		if l.Env["OLLAMA_NUM_PARALLEL"] != strconv.Itoa(p.Concurrency) || l.Env["OLLAMA_CONTEXT_LENGTH"] != "2560" {
+			t.Errorf("ollama env %v for concurrency %d", l.Env, p.Concurrency)
+		}
+	})
+	t.Run("sglang docker", func(t *testing.T) {
+		p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-h100-sxm5-80gb", 1, 32, planner.SGLang)
+		l, _ := planner.LaunchCommand(p, true)
+		s := l.String()
+		if !strings.Contains(s, "docker run") || !strings.Contains(s, "lmsysorg/sglang") || !strings.Contains(s, "--mem-fraction-static") {
+			t.Errorf("docker command:\n%s", s)
+		}
+	})
+}
+
+// Plans never recommend what has no kernel: W8A8-INT8 on RDNA3.5, GGUF in
+// vLLM, FP8 on an APU without FP8.
+func TestPlanDropsMissingKernels(t *testing.T) {
+	c := catalog(t)
+	m, _ := c.FindModel("meta-llama/Llama-2-7b-chat-hf")
+	h, _ := c.FindHardware("amd-ryzen-ai-max-395")
+	res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m,
+		Workload: planner.Workload{Prompt: 278, Gen: 174, Concurrency: 16}})
+	for _, r := range res.Ranked {
+		if r.Quant == "w8a8-int8" || r.Quant == "fp8" || (r.Engine == planner.VLLM && strings.HasPrefix(r.Quant, "q")) {
+			t.Errorf("ranked %s %s on Strix Halo", r.Engine, r.Quant)
+		}
+	}
+	found := false
+	for _, d := range res.Dropped {
+		if d.Quant == "w8a8-int8" && strings.Contains(d.Why, "RDNA3.5") {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("W8A8-INT8 should be dropped with the RDNA3.5 reason")
+	}
+	if len(res.Ranked) == 0 || len(res.Pareto) == 0 {
+		t.Fatal("nothing ranked")
+	}
+	for i := 1; i < len(res.Ranked); i++ {
+		if res.Ranked[i].Why == "" {
+			t.Errorf("runner-up %d (%s) has no explanation", i, res.Ranked[i].Label())
+		}
+	}
+}
+
+// Seed 002 table: vLLM and llama.cpp on Strix Halo at c=1/8/16. The
+// predictions are printed; TPOT must be within 25% for vLLM f16.
+func TestSeedStrixHaloTable(t *testing.T) {
+	c := catalog(t)
+	cases := []struct {
+		engine, quant    string
+		conc             int
+		ttft, tpot, outs float64
+	}{
+		{"vllm", "f16", 1, 121.23, 115.88, 8.61},
+		{"vllm", "f16", 8, 536.74, 135.23, 49.41},
+		{"vllm", "f16", 16, 871.62, 162.64, 72.17},
+		{"vllm", "gptq-int4", 16, 787.02, 90.31, 148.91},
+		{"llama.cpp", "f16", 1, 200.52, 76.32, 12.75},
+		{"llama.cpp", "q8_0", 16, 395.97, 71.05, 161.34},
+		{"llama.cpp", "q4_k_m", 16, 381.53, 64.94, 178.68},
+	}
+	for _, cs := range cases {
+		s := scenario(t, c, "meta-llama/Llama-2-7b-chat-hf", "amd-ryzen-ai-max-395", cs.engine, cs.quant, "f16")
+		w := planner.Workload{Prompt: 278, Gen: 174, Concurrency: cs.conc, Serving: true, VariableLengths: true}
+		if cs.engine == "llama.cpp" {
+			w.Prompt = 37 // the llama.cpp runs report fewer input tokens (chat template off)
+		}
+		p := planner.Predict(s, w, c.Perf)
+		t.Logf("%-9s %-9s c=%-2d TTFT %6.0f (seed %6.0f)  TPOT %5.1f (seed %5.1f)  out %6.1f tok/s (seed %6.1f)",
+			cs.engine, cs.quant, cs.conc, float64(p.TTFT), cs.ttft, float64(p.TPOT), cs.tpot, float64(p.TotalTPS), cs.outs)
+		if cs.engine == "vllm" && cs.quant == "f16" {
+			if e := pct(float64(p.TPOT), cs.tpot); e > 25 || e < -25 {
+				t.Errorf("vLLM TPOT at c=%d off by %+.0f%%", cs.conc, e)
+			}
+		}
+	}
+}
