@@ -214,6 +214,27 @@ type perfModel struct {
 	ovh        float64 // ms per step
 	kvTok      float64 // per device
 	wt         weightTraffic
+	source     string
+}
+
+// applyCalibration replaces fitted terms with this machine's measured ones.
+func (pm *perfModel) applyCalibration(c Calibrated) {
+	if c.BandwidthGBs > 0 {
+		pm.bw = c.BandwidthGBs * 1e9
+	}
+	if c.TFLOPS > 0 {
+		pm.peak = c.TFLOPS * 1e12
+	}
+	if c.DecodeEff > 0 {
+		pm.effD = c.DecodeEff
+	}
+	if c.PrefillEff > 0 {
+		pm.effP = c.PrefillEff
+	}
+	if c.StepOverheadMs > 0 {
+		pm.ovh = c.StepOverheadMs
+	}
+	pm.source = "calibrated"
 }
 
 func newPerfModel(s Scenario, p *PerfParams) perfModel {
@@ -241,6 +262,15 @@ func newPerfModelEff(s Scenario, p *PerfParams, effD, effP float64) perfModel {
 	}
 	if pm.bw <= 0 {
 		pm.bw = 50e9
+	}
+	pm.source = "prior"
+	if p != nil && p.Source != "" {
+		pm.source = p.Source
+	}
+	if p != nil {
+		if cal, ok := p.Calibrations[CalibrationKey(s.Hardware.ID, s.Engine.ID, b)]; ok {
+			pm.applyCalibration(cal)
+		}
 	}
 	if effD > 0 {
 		pm.effD = effD
@@ -351,10 +381,7 @@ func predictWith(pm perfModel, w Workload, p *PerfParams) Prediction {
 		tpot += float64(b-1) * chunk / gen
 		ttft += 1.5*step + queueFactor(p, s.Engine.ID, w.VariableLengths)*float64(b-1)*chunk
 	}
-	src := "prior"
-	if p != nil && p.Source != "" {
-		src = p.Source
-	}
+	src := pm.source
 	cycle := ttft + (gen-1)*tpot
 	pr := Prediction{
 		PrefillTPS:  TokensPerSecond(math.Max(prompt, 1) / tPre * 1000),

@@ -25,8 +25,29 @@ type PerfParams struct {
 	// LayerOverheadUs is the fixed cost per layer per step by backend
 	// (kernel launches and synchronization), microseconds.
 	LayerOverheadUs map[string]float64 `toml:"layer_overhead_us" json:"layer_overhead_us"`
+	// Calibrations are this machine's measured terms, keyed by
+	// CalibrationKey (hardware/engine/backend); they replace the fitted
+	// efficiencies for that key and label figures "calibrated".
+	Calibrations map[string]Calibrated `toml:"-" json:"calibrations,omitempty"`
 	// ErrorBand holds validation MdAPE per metric (percent), shown as ±.
 	ErrorBand map[string]float64 `toml:"error_band" json:"error_band"`
+}
+
+// Calibrated holds efficiencies measured on one machine and engine.
+// Zero fields keep the fitted value.
+type Calibrated struct {
+	DecodeEff      float64 `toml:"decode_bw_efficiency" json:"decode_bw_efficiency"`
+	PrefillEff     float64 `toml:"prefill_compute_efficiency" json:"prefill_compute_efficiency"`
+	StepOverheadMs float64 `toml:"step_overhead_ms" json:"step_overhead_ms"`
+	// BandwidthGBs and TFLOPS replace the catalog's peaks when measured
+	// (calibrate host).
+	BandwidthGBs float64 `toml:"bandwidth_gb_s" json:"bandwidth_gb_s"`
+	TFLOPS       float64 `toml:"tflops" json:"tflops"`
+}
+
+// CalibrationKey names a calibration: hardware/engine/backend.
+func CalibrationKey(hw string, e EngineID, b Backend) string {
+	return hw + "/" + string(e) + "/" + string(b)
 }
 
 // Effects is an additive model in log space: intercept plus one term per

@@ -44,7 +44,7 @@ the run at once (exit code 130).`,
 			if opt.Budget <= 0 || opt.Budget > host.MaxBudget {
 				return withCode(exitUsage, fmt.Errorf("--budget %v: want more than 0 and at most %v", opt.Budget, host.MaxBudget))
 			}
-			return runCalibrateHost(cmd, opt, jsonOut)
+			return runCalibrateHost(cmd, g, opt, jsonOut)
 		},
 	}
 	fl := cmd.Flags()
@@ -57,7 +57,7 @@ the run at once (exit code 130).`,
 
 // runCalibrateHost runs the benchmarks with a progress bar on stderr and
 // stops cleanly on Ctrl-C.
-func runCalibrateHost(cmd *cobra.Command, opt host.Options, jsonOut bool) error {
+func runCalibrateHost(cmd *cobra.Command, g *globalOptions, opt host.Options, jsonOut bool) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
@@ -75,12 +75,22 @@ func runCalibrateHost(cmd *cobra.Command, opt host.Options, jsonOut bool) error 
 		return fmt.Errorf("calibrate host: %w", err)
 	}
 	out := cmd.OutOrStdout()
+	paths, serr := saveHostCalibration(g, res)
 	if jsonOut {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(out, res.String())
 	}
-	fmt.Fprint(out, res.String())
+	if serr != nil {
+		return fmt.Errorf("calibrate host: saving: %w", serr)
+	}
+	for _, p := range paths {
+		fmt.Fprintf(cmd.ErrOrStderr(), "saved %s\n", p)
+	}
 	return nil
 }
 

@@ -40,5 +40,6 @@ func loadCatalog(g *globalOptions) (*planner.Catalog, error) {
 	for _, p := range probs {
 		fmt.Fprintf(os.Stderr, "headroom: warning: %v\n", p)
 	}
+	applyCalibrations(g, c)
 	return c, nil
 }

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	_ "github.com/headroom-planner/headroom/cmd/headroom/internal/localefix" // before Fyne parses the locale
 )
 
 // Exit codes (documented in the README and `headroom --help`).

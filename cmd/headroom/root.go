@@ -8,7 +8,8 @@ import (
 
 // globalOptions are flags every command shares.
 type globalOptions struct {
-	profilesDir string // --profiles: extra TOML catalog directory
+	profilesDir    string // --profiles: extra TOML catalog directory
+	calibrationDir string // --calibrations: calibration profiles directory
 	jsonOut     bool
 }
 
@@ -29,6 +30,7 @@ Exit codes: 0 ok/fits, 1 error, 2 usage, 3 does not fit, 4 fits only with offloa
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.profilesDir, "profiles", "", "extra directory of catalog TOML files (overrides the embedded catalog)")
+	root.PersistentFlags().StringVar(&g.calibrationDir, "calibrations", "", "directory of calibration profiles (default: user config dir)")
 	for _, c := range commands(g) {
 		root.AddCommand(c)
 	}
@@ -46,5 +48,6 @@ func commands(g *globalOptions) []*cobra.Command {
 		newCompareCmd(g),
 		newFlagsCmd(g),
 		newProbeCmd(g),
+		newCalibrateCmd(g),
 	}
 }
