@@ -10,7 +10,7 @@ import (
 type globalOptions struct {
 	profilesDir    string // --profiles: extra TOML catalog directory
 	calibrationDir string // --calibrations: calibration profiles directory
-	jsonOut     bool
+	jsonOut        bool
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
