@@ -1,0 +1,380 @@
+package ui
+
+import (
+	"fmt"
+	"image"
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/headroom-planner/headroom/planner"
+)
+
+// planColumns are the ranked table's columns.
+var planColumns = []string{"#", "Target", "Engine", "Weights", "KV", "Users", "Context", "TTFT", "TPOT", "tok/s each", "tok/s total", "Source"}
+
+// PlanScreen turns a workload and latency target into ranked
+// configurations, with charts of throughput and TTFT against concurrency
+// for the chosen one.
+type PlanScreen struct {
+	svc      Service
+	job      job
+	curveJob job
+
+	picker   *modelPicker
+	hardware *selectChoice
+	devices  *selectChoice
+	engine   *selectChoice
+	quant    *selectChoice
+	prompt   *widget.Entry
+	gen      *widget.Entry
+	users    *widget.Entry
+	maxTTFT  *widget.Entry
+	maxTPOT  *widget.Entry
+
+	summary    *widget.Label
+	table      *dataTable
+	detail     *widget.Label
+	throughput *chartView
+	ttft       *chartView
+	export     *widget.Button
+	errLine    errorLabel
+	empty      fyne.CanvasObject
+	results    fyne.CanvasObject
+
+	// onModelChanged is called when the user picks a model here.
+	onModelChanged func(planner.Model)
+	// onOpenFile asks the window for a model file.
+	onOpenFile func()
+	// onExport is called with the chosen row by the Export button.
+	onExport func(PlanRow)
+
+	view     PlanView // last plan shown
+	selected int      // index into view.Rows, -1 = none
+	input    PlanInput
+	curve    []curvePoint
+	content  fyne.CanvasObject
+}
+
+// NewPlanScreen builds the screen over svc's catalog.
+func NewPlanScreen(svc Service, opts Options) *PlanScreen {
+	s := &PlanScreen{svc: svc, job: opts.job(true), curveJob: opts.job(false), selected: -1}
+	c := svc.Catalog()
+	s.picker = newModelPicker(c.Models, 150)
+	s.picker.onChanged = func(m planner.Model) {
+		if s.onModelChanged != nil {
+			s.onModelChanged(m)
+		}
+		s.update(false)
+	}
+	s.picker.onOpenFile = func() {
+		if s.onOpenFile != nil {
+			s.onOpenFile()
+		}
+	}
+	now := func() { s.update(false) }
+	typed := func(string) { s.update(true) }
+	s.hardware = newHardwareSelect(c, now)
+	s.devices = newSelectChoice(false, []string{"1", "2", "4", "8"}, []string{"1", "2", "4", "8"}, now)
+	ids, labels := engineChoices(c)
+	s.engine = newSelectChoice(true, ids, labels, now)
+	ids, labels = quantChoices(c)
+	s.quant = newSelectChoice(true, ids, labels, now)
+	s.prompt = numberEntry("1024", "tokens per request", typed)
+	s.gen = numberEntry("256", "tokens per answer", typed)
+	s.users = numberEntry("8", "peak concurrent users", typed)
+	s.maxTTFT = numberEntry("2000", "ms, empty = no target", typed)
+	s.maxTPOT = numberEntry("100", "ms, empty = no target", typed)
+	s.build()
+	return s
+}
+
+// numberEntry is an entry with a starting value and a placeholder.
+func numberEntry(value, placeholder string, changed func(string)) *widget.Entry {
+	e := widget.NewEntry()
+	e.SetText(value)
+	e.SetPlaceHolder(placeholder)
+	e.OnChanged = changed
+	return e
+}
+
+func (s *PlanScreen) build() {
+	left := container.NewVBox(
+		section("Model", s.picker.content),
+		widget.NewSeparator(),
+		section("Hardware", form(
+			formRow("Device", s.hardware.sel),
+			formRow("Devices", s.devices.sel),
+			formRow("Engine", s.engine.sel),
+			formRow("Weights", s.quant.sel),
+		)),
+		widget.NewSeparator(),
+		section("Workload", form(
+			formRow("Prompt", s.prompt),
+			formRow("Output", s.gen),
+			formRow("Users", s.users),
+		)),
+		section("Latency target", form(
+			formRow("TTFT ≤", s.maxTTFT),
+			formRow("TPOT ≤", s.maxTPOT),
+		)),
+	)
+	s.summary = widget.NewLabel("")
+	s.summary.Wrapping = fyne.TextWrapWord
+	s.summary.TextStyle.Bold = true
+	s.table = newDataTable(planColumns,
+		[]float32{34, 72, 108, 84, 48, 62, 80, 72, 72, 98, 102, 100}, 0, 5, 6, 7, 8, 9, 10)
+	s.table.table.OnSelected = func(id widget.TableCellID) { s.selectRow(id.Row) }
+	s.detail = widget.NewLabel("")
+	s.detail.Wrapping = fyne.TextWrapWord
+	s.throughput = newChartView("Choose a row to chart it.", fyne.NewSize(300, 230))
+	s.ttft = newChartView("Choose a row to chart it.", fyne.NewSize(300, 230))
+	s.export = widget.NewButtonWithIcon("Export this plan…", theme.DocumentSaveIcon(), func() {
+		if s.onExport != nil && s.selected >= 0 && s.selected < len(s.view.Rows) {
+			s.onExport(s.view.Rows[s.selected])
+		}
+	})
+	s.export.Importance = widget.HighImportance
+	s.export.Disable()
+	s.errLine = newErrorLabel()
+
+	lower := container.NewBorder(
+		container.NewBorder(nil, nil, nil, container.NewVBox(s.export), s.detail), nil, nil, nil,
+		container.NewGridWithColumns(2, s.throughput, s.ttft),
+	)
+	tableSplit := container.NewVSplit(sized(s.table.table, fyne.NewSize(400, 160)), lower)
+	tableSplit.SetOffset(0.42)
+	s.results = container.NewBorder(s.summary, nil, nil, nil, tableSplit)
+	s.empty, _ = emptyState("Choose a model on the left to plan for it.")
+	s.results.Hide()
+	right := container.NewBorder(s.errLine, nil, nil, nil, container.NewStack(s.empty, s.results))
+	split := container.NewHSplit(container.NewVScroll(container.NewPadded(left)), container.NewPadded(right))
+	split.SetOffset(0.26)
+	s.content = split
+}
+
+// Content is the screen's root object.
+func (s *PlanScreen) Content() fyne.CanvasObject { return s.content }
+
+// OpenModelFile reads a model file off the UI thread and makes it the
+// current model.
+func (s *PlanScreen) OpenModelFile(path string) {
+	s.picker.openFile(s.svc, path, &s.job, s.errLine)
+}
+
+// SetModel shows m (chosen on another screen) without telling others.
+func (s *PlanScreen) SetModel(m planner.Model) {
+	s.picker.set(m)
+	s.update(false)
+}
+
+// SetMachine relabels "This machine" with the probed device.
+func (s *PlanScreen) SetMachine(mv MachineView) {
+	s.hardware.setMachineName(mv.HardwareName)
+	if s.hardware.id() == "" {
+		s.update(false)
+	}
+}
+
+// readInput reads the widgets (UI thread).
+func (s *PlanScreen) readInput() (PlanInput, error) {
+	var in PlanInput
+	in.Scenario = ScenarioInput{Model: s.picker.model, Hardware: s.hardware.id(), Engine: s.engine.id(), Quant: s.quant.id()}
+	var err error
+	if in.Scenario.Devices, err = parseCount(s.devices.id(), 1, 64, "devices"); err != nil {
+		return in, err
+	}
+	p, err := parseCount(s.prompt.Text, 1024, 10_000_000, "prompt tokens")
+	if err != nil {
+		return in, err
+	}
+	g, err := parseCount(s.gen.Text, 256, 1_000_000, "output tokens")
+	if err != nil {
+		return in, err
+	}
+	u, err := parseCount(s.users.Text, 1, 4096, "users")
+	if err != nil {
+		return in, err
+	}
+	in.Scenario.Users = u
+	in.Workload = planner.Workload{Prompt: planner.Tokens(p), Gen: planner.Tokens(g), Concurrency: u, Serving: true}
+	if in.MaxTTFT, err = parseMillis(s.maxTTFT.Text, "TTFT target"); err != nil {
+		return in, err
+	}
+	if in.MaxTPOT, err = parseMillis(s.maxTPOT.Text, "TPOT target"); err != nil {
+		return in, err
+	}
+	return in, nil
+}
+
+// update replans: after the debounce delay when typed, at once when chosen.
+func (s *PlanScreen) update(typed bool) {
+	if s.picker.model.Layers == 0 {
+		s.results.Hide()
+		s.empty.Show()
+		return
+	}
+	in, err := s.readInput()
+	if err != nil {
+		s.job.cancel() // a result for the old input must not clear the error
+		s.errLine.set(err)
+		return
+	}
+	work := func() func() { return s.compute(in) }
+	if typed {
+		s.job.run(work)
+	} else {
+		s.job.now(work)
+	}
+}
+
+// compute plans (any goroutine) and returns what to apply. The first row's
+// curve is computed here too, so a new plan appears with its charts.
+func (s *PlanScreen) compute(in PlanInput) func() {
+	v, err := s.svc.Plan(in)
+	if err != nil {
+		return func() { s.errLine.set(err) }
+	}
+	var curve []curvePoint
+	if len(v.Rows) > 0 {
+		curve = s.curveFor(v.Rows[0], in)
+	}
+	return func() { s.show(in, v, curve) }
+}
+
+// concurrencies are the points of a curve: powers of two up to twice the
+// peak users (at least 16, at most 1024), and the peak itself.
+func concurrencies(users int) []int {
+	top := min(max(2*users, 16), 1024)
+	var out []int
+	for c := 1; c <= top; c *= 2 {
+		if users > c/2 && users < c {
+			out = append(out, users)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// curveFor predicts a row's workload over concurrencies (any goroutine).
+func (s *PlanScreen) curveFor(r PlanRow, in PlanInput) []curvePoint {
+	w := r.Workload
+	if w.Prompt == 0 && w.Gen == 0 {
+		w = in.Workload
+	}
+	cs := concurrencies(in.Workload.Concurrency)
+	ps := s.svc.Curve(r.Scenario, w, cs)
+	out := make([]curvePoint, 0, len(ps))
+	for i, p := range ps {
+		c := p.Concurrency
+		if c == 0 && i < len(cs) {
+			c = cs[i]
+		}
+		out = append(out, curvePoint{Concurrency: c, Total: float64(p.TotalTPS), PerUser: float64(p.DecodeTPS), TTFT: float64(p.TTFT)})
+	}
+	return out
+}
+
+// show applies a plan (UI thread).
+func (s *PlanScreen) show(in PlanInput, v PlanView, curve []curvePoint) {
+	s.errLine.set(nil)
+	s.empty.Hide()
+	s.results.Show()
+	s.view, s.input = v, in
+	cells := make([][]string, len(v.Rows))
+	imp := make([][]widget.Importance, len(v.Rows))
+	for i, r := range v.Rows {
+		cells[i] = planCells(r)
+		imp[i] = make([]widget.Importance, len(planColumns))
+		imp[i][1] = statusImportance(r)
+	}
+	s.table.set(cells, imp)
+	s.summary.SetText(planSummary(v, in))
+	s.selected = -1
+	if len(v.Rows) == 0 {
+		s.detail.SetText(bulletText(v.Notes, ""))
+		s.export.Disable()
+		s.throughput.set(nil)
+		s.ttft.set(nil)
+		return
+	}
+	s.applyRow(0, curve)
+}
+
+// planCells is one table row.
+func planCells(r PlanRow) []string {
+	band := ""
+	if r.ErrorBand > 0 {
+		band = fmt.Sprintf(" ±%.0f%%", r.ErrorBand)
+	}
+	return []string{
+		strconv.Itoa(r.Rank), statusText(r), r.Engine, r.Quant, r.KV, strconv.Itoa(r.Concurrency), tokens(r.Context),
+		ms(r.TTFT), ms(r.TPOT), tps(r.PerUser), tps(r.Total), r.Source + band,
+	}
+}
+
+func statusText(r PlanRow) string {
+	switch {
+	case !r.Fits:
+		return "no fit"
+	case !r.MeetsSLO:
+		return "misses"
+	}
+	return "meets"
+}
+
+func statusImportance(r PlanRow) widget.Importance {
+	switch {
+	case !r.Fits:
+		return widget.DangerImportance
+	case !r.MeetsSLO:
+		return widget.WarningImportance
+	}
+	return widget.SuccessImportance
+}
+
+// planSummary is the headline above the table.
+func planSummary(v PlanView, in PlanInput) string {
+	if len(v.Rows) == 0 {
+		return "No configuration of this model runs on " + v.Hardware + "."
+	}
+	r := v.Rows[0]
+	verb := "Best"
+	if !r.MeetsSLO {
+		verb = "Nothing meets the target; closest"
+	}
+	return fmt.Sprintf("%s on %s: %s with %s weights, %s: %s tok/s each, %s tok/s in all, TTFT %s.",
+		verb, v.Hardware, r.Engine, r.Quant, usersText(r.Concurrency), tps(r.PerUser), tps(r.Total), ms(r.TTFT))
+}
+
+// selectRow charts row i (called by the table).
+func (s *PlanScreen) selectRow(i int) {
+	if i < 0 || i >= len(s.view.Rows) || i == s.selected {
+		return
+	}
+	r, in := s.view.Rows[i], s.input
+	s.selected = i
+	s.curveJob.now(func() func() {
+		curve := s.curveFor(r, in)
+		return func() { s.applyRow(i, curve) }
+	})
+}
+
+// applyRow shows row i's details and charts (UI thread).
+func (s *PlanScreen) applyRow(i int, curve []curvePoint) {
+	s.selected = i
+	r := s.view.Rows[i]
+	s.curve = curve
+	detail := fmt.Sprintf("#%d %s · %s · KV %s · %s × %s context", r.Rank, r.Engine, r.Quant, r.KV, usersText(r.Concurrency), tokens(r.Context))
+	if r.WhyNot != "" {
+		detail += "\n" + r.WhyNot
+	}
+	s.detail.SetText(detail)
+	s.export.Enable()
+	target := float64(s.input.MaxTTFT)
+	s.throughput.set(func(w, h int, st chartStyle) (image.Image, error) { return throughputChart(curve, w, h, st) })
+	s.ttft.set(func(w, h int, st chartStyle) (image.Image, error) { return ttftChart(curve, target, w, h, st) })
+}

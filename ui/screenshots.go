@@ -1,0 +1,144 @@
+package ui
+
+import (
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
+
+	"github.com/headroom-planner/headroom/planner"
+)
+
+// ScreenshotOptions say what Screenshots renders.
+type ScreenshotOptions struct {
+	// Dir receives the PNG files (created if missing).
+	Dir string
+	// Size is the window size (0 = 1280 × 800).
+	Size fyne.Size
+	// Model is the catalog id of the model shown on every screen.
+	Model string
+	// Compare lists the hardware ids ticked on Compare hardware besides
+	// this machine.
+	Compare []string
+	// Dark lists the tabs (TabMachine …) also rendered in the dark theme.
+	Dark []int
+	// Settle is how long to let a real driver paint before each capture
+	// (0 for the software driver).
+	Settle time.Duration
+	// Now is the clock for ages (nil = time.Now).
+	Now func() time.Time
+}
+
+// screenshotNames are the file names of the tabs, in tab order.
+var screenshotNames = []string{"machine", "canrun", "plan", "compare", "calibrate", "export"}
+
+// Screenshots renders every screen over svc to PNG files in opts.Dir and
+// returns their paths: each tab in the light theme, and the tabs in
+// opts.Dark in the dark theme. It sets a's theme for each pass and leaves
+// NewTheme() in place.
+//
+// It drives the widgets through fyne.DoAndWait and waits for background
+// work in between, so it must run on its own goroutine, never on the UI
+// thread.
+func Screenshots(a fyne.App, svc Service, opts ScreenshotOptions) ([]string, error) {
+	if opts.Size.IsZero() {
+		opts.Size = fyne.NewSize(1280, 800)
+	}
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("screenshots: %w", err)
+	}
+	m, err := svc.Catalog().FindModel(opts.Model)
+	if err != nil {
+		return nil, fmt.Errorf("screenshots: %w", err)
+	}
+	var paths []string
+	passes := []struct {
+		variant fyne.ThemeVariant
+		suffix  string
+		tabs    []int
+	}{
+		{theme.VariantLight, "", []int{TabMachine, TabCanRun, TabPlan, TabCompare, TabCalibrate, TabExport}},
+		{theme.VariantDark, "-dark", opts.Dark},
+	}
+	defer fyne.DoAndWait(func() { a.Settings().SetTheme(NewTheme()) })
+	for _, p := range passes {
+		if len(p.tabs) == 0 {
+			continue
+		}
+		ps, err := screenshotPass(a, svc, m, opts, p.variant, p.suffix, p.tabs)
+		paths = append(paths, ps...)
+		if err != nil {
+			return paths, err
+		}
+	}
+	return paths, nil
+}
+
+// screenshotPass renders tabs in one theme variant with a fresh window.
+func screenshotPass(a fyne.App, svc Service, m planner.Model, opts ScreenshotOptions, v fyne.ThemeVariant, suffix string, tabs []int) ([]string, error) {
+	var win *Window
+	fyne.DoAndWait(func() {
+		a.Settings().SetTheme(NewThemeVariant(v))
+		win = New(a, svc, Options{Now: opts.Now})
+		win.Resize(opts.Size)
+		win.Show()
+	})
+	defer fyne.DoAndWait(win.Close)
+	win.wait()
+	win.demo(m, opts)
+	var paths []string
+	for _, tab := range tabs {
+		fyne.DoAndWait(func() { win.Tabs.SelectIndex(tab) })
+		win.wait()
+		if opts.Settle > 0 {
+			time.Sleep(opts.Settle)
+		}
+		var img image.Image
+		fyne.DoAndWait(func() { img = win.Canvas().Capture() })
+		path := filepath.Join(opts.Dir, fmt.Sprintf("%d-%s%s.png", tab+1, screenshotNames[tab], suffix))
+		if err := writePNG(path, img); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// demo puts the window in a state worth showing: the model chosen, a few
+// users, devices ticked for comparison, and the best plan exported.
+func (win *Window) demo(m planner.Model, opts ScreenshotOptions) {
+	fyne.DoAndWait(func() {
+		win.CanRun.picker.choose(m)
+		win.CanRun.context.SetText("8k")
+		win.CanRun.users.SetText("4")
+		win.Compare.SetDevices(append([]string{""}, opts.Compare...)...)
+	})
+	win.wait()
+	fyne.DoAndWait(func() {
+		if len(win.Plan.view.Rows) > 0 {
+			win.Export.SetRow(win.Plan.view.Rows[0])
+		}
+	})
+	win.wait()
+}
+
+// writePNG saves img at path.
+func writePNG(path string, img image.Image) error {
+	if img == nil {
+		return fmt.Errorf("screenshot %s: nothing captured", path)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("screenshot: %w", err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return fmt.Errorf("screenshot %s: %w", path, err)
+	}
+	return f.Close()
+}
