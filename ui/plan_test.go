@@ -1,0 +1,127 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+)
+
+func TestPlanEmptyState(t *testing.T) {
+	win, _ := newTestWindow(t)
+	win.Tabs.SelectIndex(TabPlan)
+	if !win.Plan.empty.Visible() || win.Plan.results.Visible() {
+		t.Fatal("Plan with no model should show its empty state")
+	}
+}
+
+func TestPlanRanksAndCharts(t *testing.T) {
+	win, _ := newTestWindow(t)
+	s := win.Plan
+	win.Tabs.SelectIndex(TabPlan)
+	pick(t, s.picker, "8b")
+	win.wait()
+	rows := s.view.Rows
+	if len(rows) == 0 {
+		t.Fatal("no plan rows")
+	}
+	if rows[0].Rank != 1 || !rows[0].Fits {
+		t.Errorf("first row %+v", rows[0])
+	}
+	if got := s.table.text(0, 2); got != rows[0].Engine {
+		t.Errorf("table row 1 engine %q, want %q", got, rows[0].Engine)
+	}
+	if !strings.HasPrefix(s.summary.Text, "Best on NVIDIA GeForce RTX 4090") {
+		t.Errorf("summary %q", s.summary.Text)
+	}
+	if s.throughput.draw == nil || s.ttft.draw == nil || len(s.curve) == 0 {
+		t.Fatal("the best row is not charted")
+	}
+	if s.curve[0].Concurrency != 1 || s.curve[len(s.curve)-1].Concurrency != 16 {
+		t.Errorf("curve concurrencies %v", s.curve)
+	}
+	img := s.throughput.generate(400, 240)
+	if b := img.Bounds(); b.Dx() != 400 || b.Dy() != 240 || inked(img) < 0.01 {
+		t.Errorf("throughput chart %v, inked %.3f", b, inked(img))
+	}
+	test.AssertRendersToMarkup(t, "plan.xml", win.Canvas())
+}
+
+func TestPlanFollowsWorkloadAndTarget(t *testing.T) {
+	win, _ := newTestWindow(t)
+	s := win.Plan
+	pick(t, s.picker, "8b")
+	win.wait()
+	before := s.view.Rows
+
+	setText(s.users, "32")
+	win.wait()
+	found := false
+	for _, r := range s.view.Rows {
+		found = found || r.Concurrency == 32
+	}
+	if !found {
+		t.Errorf("after typing 32 users no row serves 32: %v", s.view.Rows)
+	}
+	if len(s.view.Rows) == len(before) && s.view.Rows[0].Total == before[0].Total && s.view.Rows[0].Concurrency == before[0].Concurrency {
+		t.Error("typing users did not change the plan")
+	}
+
+	setText(s.maxTPOT, "1")
+	win.wait()
+	if !strings.HasPrefix(s.summary.Text, "Nothing meets the target") {
+		t.Errorf("a 1 ms TPOT target: summary %q", s.summary.Text)
+	}
+	if got := s.table.text(0, 1); got != "misses" {
+		t.Errorf("status column %q", got)
+	}
+	if !strings.Contains(s.detail.Text, "over the 1.0 ms target") {
+		t.Errorf("detail should say why: %q", s.detail.Text)
+	}
+
+	setText(s.maxTPOT, "fast")
+	win.wait()
+	if !s.errLine.Visible() {
+		t.Error("a non-number target shows no error")
+	}
+}
+
+func TestPlanSelectRowAndExport(t *testing.T) {
+	win, _ := newTestWindow(t)
+	s := win.Plan
+	pick(t, s.picker, "8b")
+	win.wait()
+	if len(s.view.Rows) < 2 {
+		t.Fatalf("want at least 2 rows, got %d", len(s.view.Rows))
+	}
+	s.table.table.Select(widget.TableCellID{Row: 1, Col: 2})
+	win.wait()
+	if s.selected != 1 || !strings.HasPrefix(s.detail.Text, "#2 ") {
+		t.Fatalf("selected %d, detail %q", s.selected, s.detail.Text)
+	}
+	test.Tap(s.export)
+	if win.Tabs.SelectedIndex() != TabExport {
+		t.Errorf("Export this plan… left tab %d selected", win.Tabs.SelectedIndex())
+	}
+	if win.Export.row.Rank != 2 {
+		t.Errorf("Export got row %d, want 2", win.Export.row.Rank)
+	}
+}
+
+func TestConcurrencies(t *testing.T) {
+	for _, c := range []struct {
+		users int
+		want  string
+	}{
+		{1, "[1 2 4 8 16]"},
+		{8, "[1 2 4 8 16]"},
+		{12, "[1 2 4 8 12 16]"},
+		{100, "[1 2 4 8 16 32 64 100 128]"},
+	} {
+		if got := fmt.Sprint(concurrencies(c.users)); got != c.want {
+			t.Errorf("concurrencies(%d) = %s, want %s", c.users, got, c.want)
+		}
+	}
+}
