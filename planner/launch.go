@@ -55,7 +55,7 @@ func (l Launch) String() string {
 	for i, a := range l.Argv {
 		if i > 0 {
 			// One flag per line, after the program and its first operand.
-			if strings.HasPrefix(a, "--") || (strings.HasPrefix(a, "-") && len(a) <= 4 && l.Argv[i-1] != "python") {
+			if i > 1 && strings.HasPrefix(a, "--") || (i > 1 && strings.HasPrefix(a, "-") && len(a) <= 4 && l.Argv[i-1] != "python") {
 				b.WriteString(" \\\n    ")
 			} else {
 				b.WriteString(" ")

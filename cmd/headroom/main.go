@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	_ "github.com/headroom-planner/headroom/cmd/headroom/internal/localefix" // before Fyne parses the locale
 )
@@ -36,21 +37,37 @@ func (e *codedError) Unwrap() error { return e.err }
 func withCode(code int, err error) error { return &codedError{code: code, err: err} }
 
 func main() {
-	root := newRootCmd(os.Stdout, os.Stderr)
-	err := root.Execute()
+	os.Exit(exitCode(newRootCmd(os.Stdout, os.Stderr).Execute()))
+}
+
+// exitCode prints err (if any) in Headroom's one voice and returns the
+// documented exit code.
+func exitCode(err error) int {
 	if err == nil {
-		return
+		return exitOK
 	}
 	var ce *codedError
 	code := exitError
 	if errors.As(err, &ce) {
 		code = ce.code
 		if ce.err == nil {
-			os.Exit(code)
+			return code
 		}
 	}
-	if code != exitNoFit && code != exitOffload {
-		fmt.Fprintf(os.Stderr, "headroom: error: %v\n", err)
+	if code == exitError && isFlagError(err) {
+		code = exitUsage
 	}
-	os.Exit(code)
+	fmt.Fprintf(os.Stderr, "headroom: error: %v\n", err)
+	return code
+}
+
+// isFlagError recognizes cobra's errors about flags and arguments.
+func isFlagError(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown flag", "unknown shorthand", "invalid argument", "flag needs an argument", "unknown command", "accepts ", "requires at least", "required flag"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
 }
