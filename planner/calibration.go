@@ -171,4 +171,6 @@ func predictScenario(s Scenario, m Measurement, p *PerfParams) (float64, error) 
 }
 
 // PredictRow predicts a measurement row for an explicit scenario.
-func PredictRow(s Scenario, m Measurement, p *PerfParams) (float64, error) { return predictScenario(s, m, p) }
+func PredictRow(s Scenario, m Measurement, p *PerfParams) (float64, error) {
+	return predictScenario(s, m, p)
+}

@@ -25,7 +25,7 @@ type Launch struct {
 	// Prefix is a wrapper (docker run …) printed on the first line.
 	Prefix []string `json:"prefix,omitempty"`
 	Argv   []string `json:"argv"`
-	Notes   []string          `json:"notes,omitempty"`
+	Notes  []string `json:"notes,omitempty"`
 }
 
 // String renders env, argv and notes as a shell snippet.
