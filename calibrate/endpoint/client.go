@@ -70,7 +70,8 @@ type client struct {
 	reqTO  time.Duration // longest request
 }
 
-// newClient parses the base URL (scheme and host, an optional path prefix).
+// newClient parses the base URL: scheme and host, an optional path prefix
+// (a proxy's), and a trailing /v1, which it drops.
 func newClient(opt Options) (*client, error) {
 	u, err := url.Parse(strings.TrimRight(opt.URL, "/"))
 	if err != nil {
@@ -79,6 +80,9 @@ func newClient(opt Options) (*client, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("url %q: want http://host:port or https://host:port", redactURL(opt.URL))
 	}
+	// "http://host:8000/v1" is the base URL OpenAI clients want; the API
+	// paths here include /v1 themselves.
+	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/v1")
 	hc := opt.HTTPClient
 	if hc == nil {
 		hc = defaultHTTPClient()

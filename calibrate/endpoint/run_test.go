@@ -109,6 +109,18 @@ func checkPromptCounts(t *testing.T, f *fakeServer, s Samples) {
 	}
 }
 
+func TestBaseURLWithV1(t *testing.T) {
+	f := newFake(t, "vllm")
+	url := f.start()
+	s, err := Run(context.Background(), quick(url+"/v1/"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Engine != planner.VLLM {
+		t.Errorf("engine %q, want vllm", s.Engine)
+	}
+}
+
 func TestRunFindsServerParallelLimit(t *testing.T) {
 	f := newFake(t, "ollama")
 	f.parallel = 2
