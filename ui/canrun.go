@@ -64,7 +64,7 @@ type CanRunScreen struct {
 func NewCanRunScreen(svc Service, opts Options) *CanRunScreen {
 	s := &CanRunScreen{svc: svc, job: opts.job(true)}
 	c := svc.Catalog()
-	s.picker = newModelPicker(c.Models, 200)
+	s.picker = newModelPicker(c.Models, 150)
 	s.picker.onChanged = func(m planner.Model) {
 		if s.onModelChanged != nil {
 			s.onModelChanged(m)

@@ -194,24 +194,32 @@ func (s *CompareScreen) SetDevices(ids ...string) {
 	for _, id := range ids {
 		s.checked[id] = true
 	}
-	s.hwList.Refresh()
+	s.filterHardware(s.hwSearch.Text)
 	s.updateCount()
 	s.update(false)
 }
 
+// filterHardware lists the devices matching every word of q, the ticked
+// ones first. Ticking does not reorder the list (it would move under the
+// pointer); the next search or SetDevices does.
 func (s *CompareScreen) filterHardware(q string) {
 	words := strings.Fields(strings.ToLower(q))
 	s.hwShown = s.hwShown[:0]
+	var unticked []int
 	for i, n := range s.hwNames {
 		hay := strings.ToLower(n + " " + s.hwIDs[i])
 		ok := true
 		for _, w := range words {
 			ok = ok && strings.Contains(hay, w)
 		}
-		if ok {
+		switch {
+		case ok && s.checked[s.hwIDs[i]]:
 			s.hwShown = append(s.hwShown, i)
+		case ok:
+			unticked = append(unticked, i)
 		}
 	}
+	s.hwShown = append(s.hwShown, unticked...)
 	s.hwList.Refresh()
 }
 

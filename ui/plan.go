@@ -63,7 +63,7 @@ type PlanScreen struct {
 func NewPlanScreen(svc Service, opts Options) *PlanScreen {
 	s := &PlanScreen{svc: svc, job: opts.job(true), curveJob: opts.job(false), selected: -1}
 	c := svc.Catalog()
-	s.picker = newModelPicker(c.Models, 150)
+	s.picker = newModelPicker(c.Models, 120)
 	s.picker.onChanged = func(m planner.Model) {
 		if s.onModelChanged != nil {
 			s.onModelChanged(m)
@@ -126,7 +126,7 @@ func (s *PlanScreen) build() {
 	s.summary.Wrapping = fyne.TextWrapWord
 	s.summary.TextStyle.Bold = true
 	s.table = newDataTable(planColumns,
-		[]float32{34, 72, 108, 84, 48, 62, 80, 72, 72, 98, 102, 100}, 0, 5, 6, 7, 8, 9, 10)
+		[]float32{34, 72, 108, 84, 48, 62, 72, 72, 72, 92, 92, 100}, 0, 5, 6, 7, 8, 9, 10)
 	s.table.table.OnSelected = func(id widget.TableCellID) { s.selectRow(id.Row) }
 	s.detail = widget.NewLabel("")
 	s.detail.Wrapping = fyne.TextWrapWord
