@@ -1,0 +1,166 @@
+//go:build ci
+
+package main
+
+import (
+	"context"
+	"flag"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/headroom-planner/headroom/planner"
+	"github.com/headroom-planner/headroom/profiles"
+	"github.com/headroom-planner/headroom/ui"
+)
+
+// screenshotsDir, when set, makes TestGUIScreenshots write the README's
+// screenshots there:
+//
+//	CGO_ENABLED=0 go test -tags ci ./cmd/headroom -run TestGUIScreenshots -screenshots $PWD/docs/screenshots
+var (
+	screenshotsDir  = flag.String("screenshots", "", "write the GUI screenshots to this directory")
+	screenshotsSize = flag.String("screenshot-size", "1280x800", "window size of the GUI screenshots")
+)
+
+// screenshotRoot is the machine the screenshots show: a probe fixture with
+// two RTX 4090s, so that the README does not depend on where it was made.
+const screenshotRoot = "../../probe/testdata/rtx-4090-x2"
+
+func guiTestService(t *testing.T) *guiService {
+	t.Helper()
+	c, _, err := profiles.Load(profiles.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newGUIService(c, "/")
+	s.stateFile = filepath.Join(t.TempDir(), "gui-calibration.json")
+	return s
+}
+
+func TestGUIScreenshots(t *testing.T) {
+	dir := *screenshotsDir
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	o := &guiOptions{screenshots: dir, model: "meta-llama/Llama-3.1-8B-Instruct", size: *screenshotsSize,
+		compare: "nvidia-rtx-4090,nvidia-rtx-5090,amd-ryzen-ai-max-395,apple-m4-max-40c,nvidia-rtx-3090"}
+	svc := guiTestService(t)
+	svc.root = screenshotRoot
+	paths, err := renderScreenshots(svc, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 8 {
+		t.Errorf("%d screenshots, want 6 light and 2 dark: %v", len(paths), paths)
+	}
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		w, h, _ := o.windowSize()
+		if b := img.Bounds(); b.Dx() != int(w) || b.Dy() != int(h) {
+			t.Errorf("%s is %v, want %v×%v", p, b, w, h)
+		}
+	}
+}
+
+func TestGUIServicePlanAndExport(t *testing.T) {
+	s := guiTestService(t)
+	m, err := s.cat.FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := ui.PlanInput{Scenario: ui.ScenarioInput{Model: m, Hardware: "nvidia-rtx-4090"}, MaxTTFT: 2000, MaxTPOT: 100}
+	in.Workload = planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 8, Serving: true}
+	v, err := s.Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Rows) == 0 || !v.Rows[0].Fits || v.Rows[0].Launch == "" {
+		t.Fatalf("plan rows %+v", v.Rows)
+	}
+	for _, f := range ui.ExportFormats {
+		data, err := s.Export(v.Rows[0], f.ID)
+		if err != nil || len(data) == 0 {
+			t.Errorf("export %s: %v (%d bytes)", f.ID, err, len(data))
+		}
+		if f.ID == "sh" && !strings.HasPrefix(string(data), "#!/bin/sh") {
+			t.Errorf("shell export starts %q", data[:20])
+		}
+		if f.ID == "toml" {
+			var back planExport
+			if _, err := toml.Decode(string(data), &back); err != nil || back.Launch != v.Rows[0].Launch+"\n" || back.Model != m.ID {
+				t.Errorf("TOML export does not read back: %v\n%s", err, data)
+			}
+		}
+	}
+	if _, err := s.Export(v.Rows[0], "yaml"); err == nil {
+		t.Error("an unknown format exported")
+	}
+}
+
+func TestGUIServiceMachineAndCompare(t *testing.T) {
+	s := guiTestService(t)
+	mv, err := s.Machine(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mv.Hardware == "" || len(mv.Devices) == 0 {
+		t.Fatalf("machine view %+v", mv)
+	}
+	m, _ := s.cat.FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	rows, err := s.Compare(ui.CompareInput{Hardware: []string{"", "nvidia-rtx-4090", "amd-ryzen-ai-max-395"}, Model: m,
+		Workload: planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || rows[1].Verdict != planner.Fits || rows[1].PerKiloUSD <= 0 || rows[1].PerWatt <= 0 {
+		t.Errorf("compare rows %+v", rows)
+	}
+	sc, err := s.Scenario(ui.ScenarioInput{Model: m, Hardware: "nvidia-rtx-4090", Context: 8192, Users: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Engine.ID != planner.VLLM || sc.KV.ID != "bf16" {
+		t.Errorf("automatic choices: engine %s, KV %s", sc.Engine.ID, sc.KV.ID)
+	}
+}
+
+func TestMdAPE(t *testing.T) {
+	pts := []ui.CalibrationPoint{{Predicted: 110, Measured: 100}, {Predicted: 80, Measured: 100}, {Predicted: 100, Measured: 100}}
+	if got := mdape(pts); got != 10 {
+		t.Errorf("mdape = %v, want 10", got)
+	}
+	if mdape(nil) != 0 {
+		t.Error("mdape of nothing should be 0")
+	}
+}
+
+// BenchmarkGUIServicePlan is the Plan screen's service call on the real
+// catalog: planner.Plan for an 8B model on an RTX 4090.
+func BenchmarkGUIServicePlan(b *testing.B) {
+	c, _, err := profiles.Load(profiles.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := newGUIService(c, "/")
+	m, _ := c.FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	in := ui.PlanInput{Scenario: ui.ScenarioInput{Model: m, Hardware: "nvidia-rtx-4090"}, MaxTTFT: 2000, MaxTPOT: 100}
+	in.Workload = planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 8, Serving: true}
+	for b.Loop() {
+		if _, err := s.Plan(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
