@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# gui-smoke.sh: start the real desktop app (cgo, OpenGL) under a virtual X
+# server, take a screenshot of the screen, and check that a window was drawn.
+#
+#   scripts/gui-smoke.sh [OUT_DIR]
+#
+# Needs gcc and the X11/GL headers (libgl1-mesa-dev libx11-dev libxcursor-dev
+# libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev), Xvfb and
+# ImageMagick (xvfb imagemagick). HEADROOM_BIN skips the build and tests that
+# binary instead. The screenshot is left in OUT_DIR (default: a temp dir).
+# Exit status: 0 the window was drawn, 1 it was not, 2 a tool is missing.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+out=${1:-$(mktemp -d)}
+mkdir -p "$out"
+width=1280 height=800
+display=${GUI_SMOKE_DISPLAY:-:99}
+
+say() { echo "gui-smoke: $*" >&2; }
+for tool in Xvfb import identify convert; do
+	command -v "$tool" >/dev/null || { say "error: $tool not found (apt-get install -y xvfb imagemagick)"; exit 2; }
+done
+
+bin=${HEADROOM_BIN:-}
+if [[ -z $bin ]]; then
+	bin=$out/headroom
+	say "building $bin with cgo (the first build takes minutes)"
+	CGO_ENABLED=1 go build -o "$bin" ./cmd/headroom
+fi
+
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+}
+trap cleanup EXIT
+
+Xvfb "$display" -screen 0 "${width}x${height}x24" -nolisten tcp >"$out/xvfb.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 50); do
+	[[ -e /tmp/.X11-unix/X${display#:} ]] && break
+	sleep 0.1
+done
+[[ -e /tmp/.X11-unix/X${display#:} ]] || { say "error: Xvfb did not start on $display"; cat "$out/xvfb.log" >&2; exit 1; }
+
+# A fresh config dir: no saved calibration or settings change the window.
+export XDG_CONFIG_HOME=$out/config
+DISPLAY=$display LIBGL_ALWAYS_SOFTWARE=1 "$bin" gui >"$out/headroom.log" 2>&1 &
+app=$!
+pids+=($app)
+
+# Wait until the screen is no longer blank (the window opened and drew),
+# then a little longer for the probe to fill in My machine.
+shot=$out/gui-smoke.png
+drawn=0
+for _ in $(seq 60); do
+	sleep 0.5
+	if ! kill -0 "$app" 2>/dev/null; then
+		say "error: headroom gui exited early:"
+		cat "$out/headroom.log" >&2
+		exit 1
+	fi
+	DISPLAY=$display import -window root "$shot" 2>/dev/null || continue
+	sd=$(identify -format '%[fx:standard_deviation]' "$shot")
+	if awk -v sd="$sd" 'BEGIN { exit !(sd > 0.02) }'; then
+		drawn=1
+		break
+	fi
+done
+sleep 2
+DISPLAY=$display import -window root "$shot"
+
+size=$(identify -format '%wx%h' "$shot")
+sd=$(identify -format '%[fx:standard_deviation]' "$shot")
+colors=$(identify -format '%k' "$shot")
+say "screenshot $shot: $size, standard deviation $sd, $colors colours"
+if [[ $size != "${width}x${height}" ]]; then
+	say "error: screenshot is $size, want ${width}x${height}"
+	exit 1
+fi
+if [[ $drawn != 1 ]] || ! awk -v sd="$sd" -v n="$colors" 'BEGIN { exit !(sd > 0.02 && n > 16) }'; then
+	say "error: the screen looks blank (standard deviation $sd, $colors colours)"
+	cat "$out/headroom.log" >&2
+	exit 1
+fi
+say "ok: the window was drawn"
