@@ -36,6 +36,17 @@ type Options struct {
 	// pending counts the screens' unfinished background work (shared by
 	// the screens of one window).
 	pending *sync.WaitGroup
+	// queue, when set, replaces fyne.Do (tests; see uiQueue).
+	queue uiQueue
+}
+
+// do runs f on the UI thread.
+func (o Options) do(f func()) {
+	if o.queue != nil {
+		o.queue.do(f)
+		return
+	}
+	fyne.Do(f)
 }
 
 func (o Options) debounce() time.Duration {
@@ -54,7 +65,7 @@ func (o Options) job(debounced bool) job {
 	if debounced {
 		d = o.debounce()
 	}
-	return newJob(d, o.pending)
+	return newJob(d, o.pending, o.do)
 }
 
 func (o Options) now() func() time.Time {
@@ -87,6 +98,7 @@ type Window struct {
 
 	app     fyne.App
 	pending *sync.WaitGroup
+	queue   uiQueue
 }
 
 // New creates the window on a, builds the screens over svc, sizes it to
@@ -105,6 +117,7 @@ func Build(a fyne.App, w fyne.Window, svc Service, opts Options) *Window {
 	}
 	win := &Window{
 		pending:   opts.pending,
+		queue:     opts.queue,
 		Window:    w,
 		app:       a,
 		Machine:   NewMachineScreen(svc, opts),
@@ -220,4 +233,10 @@ func (win *Window) saveDialog(name string, data []byte) {
 
 // wait blocks until no screen has background work left (tests and
 // screenshots; never on the UI thread of a real driver).
-func (win *Window) wait() { win.pending.Wait() }
+func (win *Window) wait() {
+	if win.queue != nil {
+		win.queue.drain(win.pending)
+		return
+	}
+	win.pending.Wait()
+}

@@ -27,6 +27,7 @@ type CalibrateScreen struct {
 	svc Service
 	job job
 	now func() time.Time
+	do  func(func()) // runs on the UI thread
 
 	target   *widget.RadioGroup
 	url      *widget.Entry
@@ -53,7 +54,7 @@ type CalibrateScreen struct {
 
 // NewCalibrateScreen builds the screen.
 func NewCalibrateScreen(svc Service, opts Options) *CalibrateScreen {
-	s := &CalibrateScreen{svc: svc, job: opts.job(false), now: opts.now()}
+	s := &CalibrateScreen{svc: svc, job: opts.job(false), now: opts.now(), do: opts.do}
 	s.url = widget.NewEntry()
 	s.url.SetPlaceHolder("http://127.0.0.1:8000")
 	s.url.Disable()
@@ -123,7 +124,7 @@ func (s *CalibrateScreen) Run() {
 	s.progress.SetValue(0)
 	s.step.SetText("Starting…")
 	progress := func(f float64, step string) {
-		fyne.Do(func() {
+		s.do(func() {
 			if s.running {
 				s.progress.SetValue(min(max(f, 0), 1))
 				s.step.SetText(step)

@@ -14,7 +14,7 @@ import (
 
 // testOptions run background work without debounce on a fixed clock.
 func testOptions() Options {
-	return Options{Debounce: -1, Now: func() time.Time { return testNow }, NoProbe: true}
+	return Options{Debounce: -1, Now: func() time.Time { return testNow }, NoProbe: true, queue: make(uiQueue)}
 }
 
 // newTestWindow builds the whole window over a fake service in a headless

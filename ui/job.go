@@ -16,17 +16,22 @@ type job struct {
 	// busy counts runs not yet finished; screens of one window share it so
 	// that a run that starts another keeps the count above zero.
 	busy *sync.WaitGroup
+	// do runs a function on the UI thread: fyne.Do, or a test's queue.
+	do func(func())
 
 	mu    sync.Mutex
 	seq   uint64
 	timer *time.Timer
 }
 
-func newJob(delay time.Duration, busy *sync.WaitGroup) job {
+func newJob(delay time.Duration, busy *sync.WaitGroup, do func(func())) job {
 	if busy == nil {
 		busy = new(sync.WaitGroup)
 	}
-	return job{delay: delay, busy: busy}
+	if do == nil {
+		do = fyne.Do
+	}
+	return job{delay: delay, busy: busy, do: do}
 }
 
 // run schedules work after the job's delay. work runs on its own goroutine
@@ -56,7 +61,7 @@ func (j *job) runAfter(delay time.Duration, work func() func()) {
 		if j.current(seq) {
 			apply = work()
 		}
-		fyne.Do(func() {
+		j.do(func() {
 			defer j.busy.Done()
 			if apply != nil && j.current(seq) {
 				apply()
@@ -92,3 +97,29 @@ func (j *job) current(seq uint64) bool {
 // and screenshots use it; it must not be called on the UI thread of a real
 // driver.
 func (j *job) wait() { j.busy.Wait() }
+
+// uiQueue stands in for fyne.Do in tests: background runs send their
+// results here and the test's goroutine applies them while it waits, so
+// that, as with a real driver, only one goroutine touches the widgets.
+// (Fyne's test driver runs fyne.Do in place, on the calling goroutine.)
+type uiQueue chan func()
+
+// do queues f for the goroutine that drains the queue.
+func (q uiQueue) do(f func()) { q <- f }
+
+// drain applies queued functions until busy reaches zero.
+func (q uiQueue) drain(busy *sync.WaitGroup) {
+	done := make(chan struct{})
+	go func() {
+		busy.Wait()
+		close(done)
+	}()
+	for {
+		select {
+		case f := <-q:
+			f()
+		case <-done:
+			return
+		}
+	}
+}

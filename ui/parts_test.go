@@ -37,7 +37,7 @@ func TestMemBar(t *testing.T) {
 
 func TestJobLatestWins(t *testing.T) {
 	test.NewTempApp(t)
-	j := newJob(20*time.Millisecond, nil)
+	j := newJob(20*time.Millisecond, nil, nil)
 	var mu sync.Mutex
 	var applied []int
 	for i := range 5 {

@@ -27,9 +27,6 @@ type ScreenshotOptions struct {
 	Compare []string
 	// Dark lists the tabs (TabMachine …) also rendered in the dark theme.
 	Dark []int
-	// Settle is how long to let a real driver paint before each capture
-	// (0 for the software driver).
-	Settle time.Duration
 	// Now is the clock for ages (nil = time.Now).
 	Now func() time.Time
 }
@@ -42,9 +39,9 @@ var screenshotNames = []string{"machine", "canrun", "plan", "compare", "calibrat
 // opts.Dark in the dark theme. It sets a's theme for each pass and leaves
 // NewTheme() in place.
 //
-// It drives the widgets through fyne.DoAndWait and waits for background
-// work in between, so it must run on its own goroutine, never on the UI
-// thread.
+// a must paint in software: an app built with -tags ci, or Fyne's test
+// app. The windows' background results are applied on the calling
+// goroutine (a uiQueue), so that one goroutine alone touches the widgets.
 func Screenshots(a fyne.App, svc Service, opts ScreenshotOptions) ([]string, error) {
 	if opts.Size.IsZero() {
 		opts.Size = fyne.NewSize(1280, 800)
@@ -65,7 +62,7 @@ func Screenshots(a fyne.App, svc Service, opts ScreenshotOptions) ([]string, err
 		{theme.VariantLight, "", []int{TabMachine, TabCanRun, TabPlan, TabCompare, TabCalibrate, TabExport}},
 		{theme.VariantDark, "-dark", opts.Dark},
 	}
-	defer fyne.DoAndWait(func() { a.Settings().SetTheme(NewTheme()) })
+	defer a.Settings().SetTheme(NewTheme())
 	for _, p := range passes {
 		if len(p.tabs) == 0 {
 			continue
@@ -81,25 +78,18 @@ func Screenshots(a fyne.App, svc Service, opts ScreenshotOptions) ([]string, err
 
 // screenshotPass renders tabs in one theme variant with a fresh window.
 func screenshotPass(a fyne.App, svc Service, m planner.Model, opts ScreenshotOptions, v fyne.ThemeVariant, suffix string, tabs []int) ([]string, error) {
-	var win *Window
-	fyne.DoAndWait(func() {
-		a.Settings().SetTheme(NewThemeVariant(v))
-		win = New(a, svc, Options{Now: opts.Now})
-		win.Resize(opts.Size)
-		win.Show()
-	})
-	defer fyne.DoAndWait(win.Close)
+	a.Settings().SetTheme(NewThemeVariant(v))
+	win := New(a, svc, Options{Now: opts.Now, queue: make(uiQueue)})
+	win.Resize(opts.Size)
+	win.Show()
+	defer win.Close()
 	win.wait()
 	win.demo(m, opts)
 	var paths []string
 	for _, tab := range tabs {
-		fyne.DoAndWait(func() { win.Tabs.SelectIndex(tab) })
+		win.Tabs.SelectIndex(tab)
 		win.wait()
-		if opts.Settle > 0 {
-			time.Sleep(opts.Settle)
-		}
-		var img image.Image
-		fyne.DoAndWait(func() { img = win.Canvas().Capture() })
+		img := win.Canvas().Capture()
 		path := filepath.Join(opts.Dir, fmt.Sprintf("%d-%s%s.png", tab+1, screenshotNames[tab], suffix))
 		if err := writePNG(path, img); err != nil {
 			return paths, err
@@ -112,18 +102,14 @@ func screenshotPass(a fyne.App, svc Service, m planner.Model, opts ScreenshotOpt
 // demo puts the window in a state worth showing: the model chosen, a few
 // users, devices ticked for comparison, and the best plan exported.
 func (win *Window) demo(m planner.Model, opts ScreenshotOptions) {
-	fyne.DoAndWait(func() {
-		win.CanRun.picker.choose(m)
-		win.CanRun.context.SetText("8k")
-		win.CanRun.users.SetText("4")
-		win.Compare.SetDevices(append([]string{""}, opts.Compare...)...)
-	})
+	win.CanRun.picker.choose(m)
+	win.CanRun.context.SetText("8k")
+	win.CanRun.users.SetText("4")
+	win.Compare.SetDevices(append([]string{""}, opts.Compare...)...)
 	win.wait()
-	fyne.DoAndWait(func() {
-		if len(win.Plan.view.Rows) > 0 {
-			win.Export.SetRow(win.Plan.view.Rows[0])
-		}
-	})
+	if len(win.Plan.view.Rows) > 0 {
+		win.Export.SetRow(win.Plan.view.Rows[0])
+	}
 	win.wait()
 }
 

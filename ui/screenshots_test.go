@@ -15,18 +15,11 @@ import (
 func TestScreenshotsRenderEveryScreen(t *testing.T) {
 	a := test.NewTempApp(t)
 	dir := t.TempDir()
-	var paths []string
-	var err error
-	done := make(chan struct{})
-	go func() { // Screenshots must not run on the test's (UI) goroutine
-		defer close(done)
-		paths, err = Screenshots(a, newFakeService(), ScreenshotOptions{
-			Dir: dir, Model: "meta-llama/Llama-3.1-8B-Instruct",
-			Compare: []string{"nvidia-rtx-3060", "amd-ryzen-ai-max-395"}, Dark: []int{TabPlan},
-			Now: func() time.Time { return testNow },
-		})
-	}()
-	<-done
+	paths, err := Screenshots(a, newFakeService(), ScreenshotOptions{
+		Dir: dir, Model: "meta-llama/Llama-3.1-8B-Instruct",
+		Compare: []string{"nvidia-rtx-3060", "amd-ryzen-ai-max-395"}, Dark: []int{TabPlan},
+		Now: func() time.Time { return testNow },
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

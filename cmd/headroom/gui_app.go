@@ -56,12 +56,5 @@ func renderScreenshots(svc *guiService, o *guiOptions) ([]string, error) {
 		Dir: o.screenshots, Size: fyne.NewSize(w, h), Model: o.model, Compare: o.compareIDs(),
 		Dark: []int{ui.TabCanRun, ui.TabPlan},
 	}
-	var paths []string
-	done := make(chan struct{})
-	go func() { // Screenshots drives the UI through fyne.DoAndWait: not from main
-		defer close(done)
-		paths, err = ui.Screenshots(a, svc, opts)
-	}()
-	<-done
-	return paths, err
+	return ui.Screenshots(a, svc, opts)
 }
