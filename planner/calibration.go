@@ -87,7 +87,11 @@ func FitCalibration(points []CalPoint, bwGBs, tflops float64, p *PerfParams) (Ca
 		q.DecodeR2 = r2(dx, dy, a, b)
 	}
 	if len(px) > 0 {
-		a, b := lineFit(px, py, 0)
+		// Predict adds the step overhead to prefill: fit the slope through it.
+		a, b := lineFit(px, py, cal.StepOverheadMs)
+		if a != cal.StepOverheadMs {
+			a, b = cal.StepOverheadMs, throughIntercept(px, py, cal.StepOverheadMs)
+		}
 		cal.PrefillEff = clampEff(1 / (b * peak / 1000))
 		q.PrefillR2 = r2(px, py, a, b)
 	}
@@ -123,6 +127,9 @@ func lineFit(x, y []float64, prior float64) (a, b float64) {
 		if b > 0 && a >= 0 {
 			return a, b
 		}
+		if b > 0 {
+			prior = 0 // a negative overhead is noise: fit through the origin
+		}
 	}
 	// Through the prior intercept: b = Σ(y − a)x / Σx².
 	var num, den float64
@@ -136,6 +143,18 @@ func lineFit(x, y []float64, prior float64) (a, b float64) {
 	return prior, num / den
 }
 
+func throughIntercept(x, y []float64, a float64) float64 {
+	var num, den float64
+	for i := range x {
+		num += (y[i] - a) * x[i]
+		den += x[i] * x[i]
+	}
+	if den == 0 || num <= 0 {
+		return 1e-12
+	}
+	return num / den
+}
+
 func r2(x, y []float64, a, b float64) float64 {
 	if len(x) < 3 {
 		return math.NaN() // two points always fit exactly
@@ -147,7 +166,7 @@ func clampEff(e float64) float64 {
 	if math.IsNaN(e) || math.IsInf(e, 0) {
 		return 0
 	}
-	return math.Min(1.5, math.Max(0.005, e))
+	return math.Min(5, math.Max(0.005, e)) // >1 only against a guessed peak (generic hardware)
 }
 
 // predictScenario predicts a row for an explicit scenario (a model read

@@ -60,16 +60,9 @@ hardware × engine × backend; figures that use one are labelled "calibrated".`,
 }
 
 // hostProfiles turns a host benchmark into calibration profiles for CPU
-// inference with llama.cpp and Ollama on this machine. The decode
-// bandwidth is the all-core read-only kernel (what a quantized GEMV
-// streams); llama.cpp's CPU kernels reach ~90% of it [U: to be checked by
-// the Ollama calibration test], and prefill runs at the measured SGEMM
-// rate.
+// inference with llama.cpp and Ollama on this machine (calibrate.HostTerms).
 func hostProfiles(hw string, res host.Result) []calibrate.Profile {
-	terms := planner.Calibrated{BandwidthGBs: res.ReadGBs, TFLOPS: res.SgemmGFLOPS / 1000, DecodeEff: 0.9, PrefillEff: 1.0}
-	if terms.BandwidthGBs <= 0 {
-		terms.BandwidthGBs = res.MemBandwidthGBs
-	}
+	terms := calibrate.HostTerms(res)
 	now := time.Now().UTC()
 	var out []calibrate.Profile
 	for _, e := range []planner.EngineID{planner.LlamaCpp, planner.Ollama} {

@@ -1,0 +1,148 @@
+package enginetest
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/headroom-planner/headroom/calibrate"
+	"github.com/headroom-planner/headroom/calibrate/endpoint"
+	"github.com/headroom-planner/headroom/calibrate/host"
+	"github.com/headroom-planner/headroom/planner"
+	"github.com/headroom-planner/headroom/profiles"
+	"github.com/headroom-planner/headroom/profiles/gguf"
+)
+
+// ciCPU is this machine as the planner sees it for CPU inference; its
+// peaks are replaced by calibration.
+var ciCPU = planner.Hardware{ID: "ci-cpu", Name: "CI CPU", Kind: planner.KindCPU, Memory: 16 * planner.GiB,
+	MemoryModel: planner.MemHost, BandwidthGBs: 20, TFLOPS: map[planner.Precision]float64{planner.FP32: 0.1},
+	Backends: []planner.Backend{planner.CPU}, Arch: "cpu"}
+
+// modelOf reads the model a spec describes the way a user's GGUF is read.
+func modelOf(t *testing.T, spec gguf.LlamaSpec) planner.Model {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), spec.Name+".gguf")
+	if err := writeGGUF(path, spec); err != nil {
+		t.Fatal(err)
+	}
+	m, err := gguf.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ID = spec.Name
+	return m
+}
+
+func scenarioFor(t *testing.T, c *planner.Catalog, m planner.Model) planner.Scenario {
+	t.Helper()
+	e, _ := c.FindEngine("ollama")
+	q, _ := c.FindQuant("f16")
+	kv, _ := c.FindKVType("f16")
+	return planner.Scenario{Hardware: ciCPU, Devices: 1, Engine: e, Backend: planner.CPU, Model: m, Quant: q, KV: kv, Concurrency: 1}
+}
+
+// single picks the single-stream decode and prefill rows.
+func single(rows []planner.Measurement) (tg []planner.Measurement, pp []planner.Measurement) {
+	for _, r := range rows {
+		switch {
+		case r.Metric == planner.MetricTG && r.Concurrency == 1:
+			tg = append(tg, r)
+		case r.Metric == planner.MetricPP && r.Concurrency == 1:
+			pp = append(pp, r)
+		}
+	}
+	return tg, pp
+}
+
+func within25(t *testing.T, what string, pred, meas float64) {
+	t.Helper()
+	e := (pred - meas) / meas * 100
+	t.Logf("%s: predicted %.1f, measured %.1f (%+.0f%%)", what, pred, meas, e)
+	if e > 25 || e < -25 {
+		t.Errorf("%s: predicted %.1f vs measured %.1f is %+.0f%% off (target ±25%%)", what, pred, meas, e)
+	}
+}
+
+// TestCalibrateTwoSizesPredictThird calibrates the step model on the
+// smallest and largest test models served by a real Ollama, then predicts
+// decode and prefill tok/s of the middle one and compares with what is then
+// measured.
+func TestCalibrateTwoSizesPredictThird(t *testing.T) {
+	url, names := ServeModels(t, Sizes...)
+	c, _, err := profiles.Load(profiles.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]planner.Measurement{}
+	for _, name := range names {
+		s, err := endpoint.Run(context.Background(), endpoint.Options{URL: url, Model: name, Budget: 30 * time.Second,
+			MaxConcurrency: 1, GenTokens: 48, Repeats: 3, StallTimeout: 30 * time.Second}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		rows[name] = s.Measurements(ciCPU.ID, name, "ollama")
+	}
+	var points []planner.CalPoint
+	for _, i := range []int{0, 2} {
+		sc := scenarioFor(t, c, modelOf(t, Sizes[i]))
+		tg, pp := single(rows[names[i]])
+		for _, r := range append(tg, pp...) {
+			points = append(points, planner.CalPoint{Scenario: sc, Row: r})
+		}
+	}
+	cal, fit, err := planner.FitCalibration(points, ciCPU.BandwidthGBs, ciCPU.TFLOPS[planner.FP32], c.Perf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("calibrated on %s and %s: %+v (decode R² %.3f, prefill R² %.3f)", names[0], names[2], cal, fit.DecodeR2, fit.PrefillR2)
+	perf := *c.Perf
+	perf.Calibrations = map[string]planner.Calibrated{planner.CalibrationKey(ciCPU.ID, planner.Ollama, planner.CPU): cal}
+	mid := scenarioFor(t, c, modelOf(t, Sizes[1]))
+	tg, pp := single(rows[names[1]])
+	if len(tg) == 0 || len(pp) == 0 {
+		t.Fatalf("no single-stream rows for %s: %v", names[1], rows[names[1]])
+	}
+	p, err := planner.PredictRow(mid, tg[0], &perf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	within25(t, names[1]+" decode tok/s", p, tg[0].Value)
+	// Prefill: the longest prompt measured, where compute dominates.
+	long := pp[len(pp)-1]
+	p, _ = planner.PredictRow(mid, long, &perf)
+	within25(t, names[1]+" prefill tok/s at "+itoa(long.PromptTokens)+" tokens", p, long.Value)
+}
+
+// TestHostCalibrationPredictsOllamaDecode runs `calibrate host` on one
+// thread (the test server's num_thread) and predicts Ollama's CPU decode of
+// the largest test model from it alone.
+func TestHostCalibrationPredictsOllamaDecode(t *testing.T) {
+	url, names := ServeModels(t, Sizes[2])
+	c, _, _ := profiles.Load(profiles.Options{})
+	res, err := host.Run(context.Background(), host.Options{Budget: 10 * time.Second, Threads: NumThread}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("host: GEMV %.1f GB/s, read %.1f GB/s, SGEMM %.1f GFLOP/s", res.GEMVGBs, res.ReadGBs, res.SgemmGFLOPS)
+	s, err := endpoint.Run(context.Background(), endpoint.Options{URL: url, Model: names[0], Budget: 20 * time.Second,
+		MaxConcurrency: 1, GenTokens: 48, Repeats: 3, StallTimeout: 30 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, _ := single(s.Measurements(ciCPU.ID, names[0], "ollama"))
+	if len(tg) == 0 {
+		t.Fatal("no decode row")
+	}
+	perf := *c.Perf
+	perf.Calibrations = map[string]planner.Calibrated{planner.CalibrationKey(ciCPU.ID, planner.Ollama, planner.CPU): calibrate.HostTerms(res)}
+	p, err := planner.PredictRow(scenarioFor(t, c, modelOf(t, Sizes[2])), tg[0], &perf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	within25(t, names[0]+" decode tok/s from calibrate host", p, tg[0].Value)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
