@@ -44,7 +44,7 @@ display:
 			if err != nil {
 				return err
 			}
-			svc := newGUIService(c, o.root)
+			svc := newGUIService(g, c, o.root)
 			if o.screenshots == "" {
 				return runGUI(svc)
 			}

@@ -7,15 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/headroom-planner/headroom/calibrate"
 	"github.com/headroom-planner/headroom/calibrate/endpoint"
 	"github.com/headroom-planner/headroom/calibrate/host"
 	"github.com/headroom-planner/headroom/planner"
@@ -28,13 +28,13 @@ import (
 // this machine, planner.Fit/Predict/Plan/Compare/LaunchCommand, and the
 // host and endpoint calibrations.
 type guiService struct {
-	cat *planner.Catalog
+	g *globalOptions
+	// cat is the catalog, replaced (never changed in place) when a
+	// calibration adds a profile.
+	cat atomic.Pointer[planner.Catalog]
 	// root is the directory probed ("/" = this machine).
 	root string
-	// stateFile keeps the last calibration's status between runs ("" =
-	// not kept).
-	stateFile string
-	now       func() time.Time
+	now  func() time.Time
 
 	mu      sync.Mutex
 	probed  bool
@@ -48,19 +48,21 @@ type guiService struct {
 	probeErr error
 }
 
-// newGUIService serves cat; root is the machine to probe.
-func newGUIService(cat *planner.Catalog, root string) *guiService {
-	s := &guiService{cat: cat, root: root, now: time.Now}
-	if d, err := os.UserConfigDir(); err == nil {
-		s.stateFile = filepath.Join(d, "headroom", "gui-calibration.json")
-	}
+// newGUIService serves cat (loaded with this machine's calibrations); root
+// is the machine to probe; g locates the calibration profiles.
+func newGUIService(g *globalOptions, cat *planner.Catalog, root string) *guiService {
+	s := &guiService{g: g, root: root, now: time.Now}
+	s.cat.Store(cat)
 	return s
 }
+
+// catalog is the current catalog.
+func (s *guiService) catalog() *planner.Catalog { return s.cat.Load() }
 
 var _ ui.Service = (*guiService)(nil)
 
 // Catalog returns the loaded catalog.
-func (s *guiService) Catalog() *planner.Catalog { return s.cat }
+func (s *guiService) Catalog() *planner.Catalog { return s.catalog() }
 
 // Machine probes the machine (again) and describes it.
 func (s *guiService) Machine(ctx context.Context) (ui.MachineView, error) {
@@ -68,12 +70,12 @@ func (s *guiService) Machine(ctx context.Context) (ui.MachineView, error) {
 	if err != nil {
 		return ui.MachineView{}, err
 	}
-	matches := probe.Match(m, s.cat)
+	matches := probe.Match(m, s.catalog())
 	s.mu.Lock()
 	s.setMachine(m, matches)
 	this := s.this
 	s.mu.Unlock()
-	return machineView(m, matches, this, s.loadCalibration()), nil
+	return machineView(m, matches, this, s.calibrationStatus(this.ID)), nil
 }
 
 // setMachine records a probe (s.mu held).
@@ -100,7 +102,7 @@ func (s *guiService) thisMachine() (planner.Hardware, planner.Bytes, planner.Byt
 		if err != nil {
 			return planner.Hardware{}, 0, 0, fmt.Errorf("probing this machine: %w", err)
 		}
-		s.setMachine(m, probe.Match(m, s.cat))
+		s.setMachine(m, probe.Match(m, s.catalog()))
 	}
 	if s.probeErr != nil {
 		return planner.Hardware{}, 0, 0, s.probeErr
@@ -196,7 +198,7 @@ func (s *guiService) Scenario(in ui.ScenarioInput) (planner.Scenario, error) {
 	if err := s.setHardware(&sc, in.Hardware); err != nil {
 		return sc, err
 	}
-	q, err := quantFor(s.cat, in.Model, in.Quant)
+	q, err := quantFor(s.catalog(), in.Model, in.Quant)
 	if err != nil {
 		return sc, err
 	}
@@ -204,7 +206,7 @@ func (s *guiService) Scenario(in ui.ScenarioInput) (planner.Scenario, error) {
 	if eng == "" {
 		eng = defaultEngine(sc.Hardware, q)
 	}
-	if sc.Engine, err = s.cat.FindEngine(eng); err != nil {
+	if sc.Engine, err = s.catalog().FindEngine(eng); err != nil {
 		return sc, err
 	}
 	kv := in.KV
@@ -214,18 +216,18 @@ func (s *guiService) Scenario(in ui.ScenarioInput) (planner.Scenario, error) {
 			kv = "bf16" // "auto" = the model dtype
 		}
 	}
-	if sc.KV, err = s.cat.FindKVType(kv); err != nil {
+	if sc.KV, err = s.catalog().FindKVType(kv); err != nil {
 		return sc, err
 	}
 	sc.Model, sc.Quant, sc.Devices = in.Model, q, max(in.Devices, 1)
-	sc.Context, sc.Concurrency, sc.Mem = in.Context, max(in.Users, 1), s.cat.Memory
+	sc.Context, sc.Concurrency, sc.Mem = in.Context, max(in.Users, 1), s.catalog().Memory
 	return sc, sc.Validate()
 }
 
 // setHardware fills the device: a catalog id, or "" for this machine.
 func (s *guiService) setHardware(sc *planner.Scenario, id string) error {
 	if id != "" {
-		h, err := s.cat.FindHardware(id)
+		h, err := s.catalog().FindHardware(id)
 		sc.Hardware = h
 		return err
 	}
@@ -239,7 +241,7 @@ func (s *guiService) Fit(sc planner.Scenario) (planner.FitResult, error) { retur
 
 // Predict runs planner.Predict with the catalog's fitted efficiencies.
 func (s *guiService) Predict(sc planner.Scenario, w planner.Workload) planner.Prediction {
-	return planner.Predict(sc, w, s.cat.Perf)
+	return planner.Predict(sc, w, s.catalog().Perf)
 }
 
 // Curve predicts w at each concurrency (a continuously batching server
@@ -248,19 +250,19 @@ func (s *guiService) Curve(sc planner.Scenario, w planner.Workload, cs []int) []
 	out := make([]planner.Prediction, len(cs))
 	for i, c := range cs {
 		w.Concurrency, w.Serving = c, c > 1 || w.Serving
-		out[i] = planner.Predict(sc, w, s.cat.Perf)
+		out[i] = planner.Predict(sc, w, s.catalog().Perf)
 	}
 	return out
 }
 
 // planRequest builds the request Plan and Compare share.
 func (s *guiService) planRequest(m planner.Model, engine, quant string, w planner.Workload, slo planner.SLO) (planner.PlanRequest, error) {
-	req := planner.PlanRequest{Catalog: s.cat, Model: m, Workload: w, SLO: slo, Devices: 1}
+	req := planner.PlanRequest{Catalog: s.catalog(), Model: m, Workload: w, SLO: slo, Devices: 1}
 	if m.Layers == 0 {
 		return req, errors.New("no model chosen")
 	}
 	if engine != "" {
-		e, err := s.cat.FindEngine(engine)
+		e, err := s.catalog().FindEngine(engine)
 		if err != nil {
 			return req, err
 		}
@@ -319,7 +321,7 @@ func deviceName(h planner.Hardware, n int) string {
 // planRow turns a candidate into a table row with its launch command.
 func (s *guiService) planRow(c planner.Candidate, w planner.Workload, fits bool) ui.PlanRow {
 	name := string(c.Engine)
-	if e, err := s.cat.FindEngine(string(c.Engine)); err == nil && e.Name != "" && len(e.Name) <= 14 {
+	if e, err := s.catalog().FindEngine(string(c.Engine)); err == nil && e.Name != "" && len(e.Name) <= 14 {
 		name = e.Name // "Text Generation Inference" stays "tgi"
 	}
 	if c.Devices > 1 {
@@ -400,13 +402,23 @@ func (s *guiService) CalibrateHost(ctx context.Context, progress ui.Progress) (u
 		if f := h.TFLOPS[planner.FP32]; f > 0 && res.SgemmGFLOPS > 0 {
 			v.Points = append(v.Points, ui.CalibrationPoint{Label: "fp32 GEMM", Metric: "GFLOP/s", Predicted: f * 1000, Measured: res.SgemmGFLOPS})
 		}
-		v.Notes = append(v.Notes, "chart: the catalog's peak figures for "+h.Name+" (x) against what this run measured (y)")
+		if len(v.Points) > 0 {
+			v.Notes = append(v.Notes, "chart: the catalog's peak figures for "+h.Name+" (x) against what this run measured (y)")
+		} else {
+			v.Notes = append(v.Notes, "the catalog has no peak figures for "+h.Name+" to set these measurements beside")
+		}
 	} else {
 		v.Notes = append(v.Notes, "this machine plans for a GPU: the CPU figures matter only for offloaded layers")
 	}
 	v.MdAPE = mdape(v.Points)
-	s.saveCalibration(ui.CalibrationStatus{Calibrated: true, When: v.When, Source: "host",
-		Detail: fmt.Sprintf("memory %.0f GB/s, sgemm %.0f GFLOP/s", res.MemBandwidthGBs, res.SgemmGFLOPS)})
+	paths, err := saveHostCalibration(s.g, res)
+	if err != nil {
+		return v, fmt.Errorf("calibrate host: measured, but saving the profile failed: %w", err)
+	}
+	for _, p := range paths {
+		v.Notes = append(v.Notes, "saved "+p)
+	}
+	s.reloadCalibrations()
 	return v, nil
 }
 
@@ -429,7 +441,7 @@ func (s *guiService) CalibrateEndpoint(ctx context.Context, url string, progress
 	}
 	unpredicted := map[string]int{}
 	for _, m := range samples.Measurements(hw, "", "") {
-		p, err := planner.PredictMeasurement(s.cat, m, s.cat.Perf)
+		p, err := planner.PredictMeasurement(s.catalog(), m, s.catalog().Perf)
 		if err != nil {
 			unpredicted[err.Error()]++
 			continue
@@ -441,8 +453,9 @@ func (s *guiService) CalibrateEndpoint(ctx context.Context, url string, progress
 		v.Notes = append(v.Notes, fmt.Sprintf("%d measurements not predicted: %s", n, why))
 	}
 	v.MdAPE = mdape(v.Points)
-	s.saveCalibration(ui.CalibrationStatus{Calibrated: true, When: v.When, Source: samples.URL,
-		Detail: fmt.Sprintf("%s serving %s", samples.Engine, samples.Model)})
+	// TODO(lead): save an endpoint profile (planner.FitCalibration) as
+	// `headroom calibrate endpoint` will, and reloadCalibrations.
+	v.Notes = append(v.Notes, "not saved as a calibration profile: use `headroom calibrate endpoint` for that")
 	return v, nil
 }
 
@@ -483,34 +496,38 @@ func mdape(pts []ui.CalibrationPoint) float64 {
 	return errs[len(errs)/2]
 }
 
-// loadCalibration reads the status the app saved last (none on any
-// error).
-func (s *guiService) loadCalibration() ui.CalibrationStatus {
-	var st ui.CalibrationStatus
-	if s.stateFile == "" {
-		return st
-	}
-	data, err := os.ReadFile(s.stateFile)
-	if err != nil || json.Unmarshal(data, &st) != nil {
+// calibrationStatus describes the newest saved calibration profile of
+// hardware id (of any hardware when none is for it).
+func (s *guiService) calibrationStatus(id string) ui.CalibrationStatus {
+	dir := calibrationDir(s.g)
+	if dir == "" {
 		return ui.CalibrationStatus{}
 	}
-	return st
+	ps, _ := calibrate.Load(dir) // unreadable profiles are warned about at start
+	var best *calibrate.Profile
+	for i := range ps {
+		p := &ps[i]
+		mine, bestMine := p.Hardware == id, best != nil && best.Hardware == id
+		if best == nil || mine && !bestMine || mine == bestMine && p.Created.After(best.Created) {
+			best = p
+		}
+	}
+	if best == nil {
+		return ui.CalibrationStatus{}
+	}
+	detail := fmt.Sprintf("%s with %s on %s", best.Hardware, best.Engine, best.Backend)
+	if best.Hardware != id {
+		detail += " (not the device plans use)"
+	}
+	return ui.CalibrationStatus{Calibrated: true, When: best.Created, Source: best.Source, Detail: detail}
 }
 
-// saveCalibration keeps a run's status for the next start; failing to
-// save is not worth failing the run for.
-func (s *guiService) saveCalibration(st ui.CalibrationStatus) {
-	if s.stateFile == "" {
-		return
-	}
-	data, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(s.stateFile), 0o755); err != nil {
-		return
-	}
-	_ = writeAtomic(s.stateFile, data)
+// reloadCalibrations applies the saved profiles to a copy of the catalog,
+// so that predictions made from now on use them.
+func (s *guiService) reloadCalibrations() {
+	c := *s.catalog()
+	applyCalibrations(s.g, &c)
+	s.cat.Store(&c)
 }
 
 // OpenModelFile reads a GGUF file, config.json or model directory.

@@ -7,12 +7,13 @@ import (
 	"flag"
 	"image/png"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/headroom-planner/headroom/calibrate"
 	"github.com/headroom-planner/headroom/planner"
 	"github.com/headroom-planner/headroom/profiles"
 	"github.com/headroom-planner/headroom/ui"
@@ -37,9 +38,7 @@ func guiTestService(t *testing.T) *guiService {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newGUIService(c, "/")
-	s.stateFile = filepath.Join(t.TempDir(), "gui-calibration.json")
-	return s
+	return newGUIService(&globalOptions{calibrationDir: t.TempDir()}, c, "/")
 }
 
 func TestGUIScreenshots(t *testing.T) {
@@ -77,7 +76,7 @@ func TestGUIScreenshots(t *testing.T) {
 
 func TestGUIServicePlanAndExport(t *testing.T) {
 	s := guiTestService(t)
-	m, err := s.cat.FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	m, err := s.catalog().FindModel("meta-llama/Llama-3.1-8B-Instruct")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +118,7 @@ func TestGUIServiceMachineAndCompare(t *testing.T) {
 	if mv.Hardware == "" || len(mv.Devices) == 0 {
 		t.Fatalf("machine view %+v", mv)
 	}
-	m, _ := s.cat.FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	m, _ := s.catalog().FindModel("meta-llama/Llama-3.1-8B-Instruct")
 	rows, err := s.Compare(ui.CompareInput{Hardware: []string{"", "nvidia-rtx-4090", "amd-ryzen-ai-max-395"}, Model: m,
 		Workload: planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 4}})
 	if err != nil {
@@ -154,7 +153,7 @@ func BenchmarkGUIServicePlan(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := newGUIService(c, "/")
+	s := newGUIService(&globalOptions{calibrationDir: b.TempDir()}, c, "/")
 	m, _ := c.FindModel("meta-llama/Llama-3.1-8B-Instruct")
 	in := ui.PlanInput{Scenario: ui.ScenarioInput{Model: m, Hardware: "nvidia-rtx-4090"}, MaxTTFT: 2000, MaxTPOT: 100}
 	in.Workload = planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 8, Serving: true}
@@ -162,5 +161,29 @@ func BenchmarkGUIServicePlan(b *testing.B) {
 		if _, err := s.Plan(in); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestGUIServiceCalibrationStatus(t *testing.T) {
+	s := guiTestService(t)
+	mv, err := s.Machine(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mv.Calibration.Calibrated {
+		t.Fatalf("an empty profile directory reads as calibrated: %+v", mv.Calibration)
+	}
+	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	p := calibrate.Profile{Hardware: mv.Hardware, Engine: string(planner.LlamaCpp), Backend: string(planner.CPU),
+		Created: when, Source: "calibrate host", Terms: planner.Calibrated{BandwidthGBs: 40, TFLOPS: 1}}
+	if _, err := calibrate.Save(s.g.calibrationDir, p); err != nil {
+		t.Fatal(err)
+	}
+	st := s.calibrationStatus(mv.Hardware)
+	if !st.Calibrated || !st.When.Equal(when) || st.Source != "calibrate host" || strings.Contains(st.Detail, "not the device") {
+		t.Errorf("status %+v", st)
+	}
+	if other := s.calibrationStatus("nvidia-rtx-4090"); !strings.Contains(other.Detail, "not the device plans use") {
+		t.Errorf("a profile of other hardware: %+v", other)
 	}
 }
