@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/headroom-planner/headroom/calibrate"
 	"github.com/headroom-planner/headroom/calibrate/endpoint"
 	"github.com/headroom-planner/headroom/planner"
 	"github.com/schollz/progressbar/v3"
@@ -28,6 +29,8 @@ type calibrateEndpointFlags struct {
 	genTokens                          string
 	jsonOut                            bool
 	out                                string
+	hardware, serves                   string
+	noSave                             bool
 }
 
 func newCalibrateEndpointCmd(g *globalOptions) *cobra.Command {
@@ -63,7 +66,7 @@ is never printed or saved.`,
 			if err != nil {
 				return withCode(exitUsage, err)
 			}
-			return runCalibrateEndpoint(cmd, opt, f)
+			return runCalibrateEndpoint(cmd, g, opt, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -79,6 +82,9 @@ is never printed or saved.`,
 	fl.StringSliceVar(&f.promptLengths, "prompt-lengths", []string{"64", "256", "1024"}, "prefill prompt lengths in tokens")
 	fl.StringVar(&f.genTokens, "gen-tokens", "64", "tokens each decode request generates")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the samples as JSON")
+	fl.StringVar(&f.hardware, "hardware", "", "the server's device, catalog id (default: this machine, probed)")
+	fl.StringVar(&f.serves, "serves", "", "the model the server runs as Headroom knows it: catalog id, .gguf or config.json (default: --model or the served name)")
+	fl.BoolVar(&f.noSave, "no-save", false, "measure only; do not fit and save a calibration profile")
 	fl.StringVar(&f.out, "out", "", "save the samples as JSON to this file (atomically, only after a complete run)")
 	_ = cmd.MarkFlagRequired("url")
 	return cmd
@@ -139,7 +145,7 @@ func parseEngineFlag(s string) (planner.EngineID, error) {
 
 // runCalibrateEndpoint runs the calibration with a progress bar on stderr,
 // stops cleanly on Ctrl-C, and prints the samples.
-func runCalibrateEndpoint(cmd *cobra.Command, opt endpoint.Options, f calibrateEndpointFlags) error {
+func runCalibrateEndpoint(cmd *cobra.Command, g *globalOptions, opt endpoint.Options, f calibrateEndpointFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
@@ -176,6 +182,67 @@ func runCalibrateEndpoint(cmd *cobra.Command, opt endpoint.Options, f calibrateE
 	if f.out != "" {
 		fmt.Fprintf(stderr, "headroom: saved %d prefill and %d decode samples to %s\n", len(s.Prefill), len(s.Decode), f.out)
 	}
+	if f.noSave {
+		return nil
+	}
+	return saveEndpointCalibration(cmd, g, f, s)
+}
+
+// saveEndpointCalibration fits this machine's terms from the samples
+// (planner.FitCalibration) and saves them as a profile for the device ×
+// engine × backend, so fit, plan and compare use them.
+func saveEndpointCalibration(cmd *cobra.Command, g *globalOptions, f calibrateEndpointFlags, s endpoint.Samples) error {
+	stderr := cmd.ErrOrStderr()
+	c, err := loadCatalog(g)
+	if err != nil {
+		return err
+	}
+	name := f.serves
+	if name == "" {
+		name = f.model
+	}
+	if name == "" {
+		name = strings.TrimSuffix(s.Model, ":latest")
+	}
+	m, err := resolveModel(c, name)
+	if err != nil {
+		fmt.Fprintf(stderr, "headroom: hint: no calibration saved: the served model %q is not in the catalog (%v); pass --serves with its catalog id or GGUF file\n", name, err)
+		return nil
+	}
+	rh, _, err := resolveHardware(c, &scenarioFlags{hardware: f.hardware})
+	if err != nil {
+		return err
+	}
+	e, err := c.FindEngine(string(s.Engine))
+	if err != nil {
+		return usageErr(err)
+	}
+	q, err := quantFor(c, m, s.Quant)
+	if err != nil {
+		q, _ = quantFor(c, m, "")
+	}
+	kv, _ := c.FindKVType("f16")
+	sc := planner.Scenario{Hardware: rh.Hardware, Devices: 1, Engine: e, Model: m, Quant: q, KV: kv, Concurrency: 1, UsableMemory: rh.usable}
+	b, err := sc.ResolveBackend()
+	if err != nil {
+		return usageErr(err)
+	}
+	sc.Backend = b
+	var points []planner.CalPoint
+	for _, r := range s.Measurements(rh.ID, m.ID, string(e.ID)) {
+		points = append(points, planner.CalPoint{Scenario: sc, Row: r})
+	}
+	terms, fit, err := planner.FitCalibration(points, 0, 0, c.Perf)
+	if err != nil {
+		return fmt.Errorf("calibrate endpoint: %w", err)
+	}
+	p := calibrate.Profile{Hardware: rh.ID, Engine: string(e.ID), Backend: string(b), Created: time.Now().UTC(),
+		Source: "calibrate endpoint " + s.URL, Terms: terms, Fit: fit}
+	path, err := calibrate.Save(calibrationDir(g), p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "headroom: calibration %s: decode η %.3f, prefill η %.3f, step %.2f ms; saved %s\n", planner.CalibrationKey(rh.ID, e.ID, b), terms.DecodeEff, terms.PrefillEff, terms.StepOverheadMs, path)
 	return nil
 }
 

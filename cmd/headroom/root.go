@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 )
@@ -34,6 +35,19 @@ Exit codes: 0 ok/fits, 1 error, 2 usage, 3 does not fit, 4 fits only with offloa
 	for _, c := range commands(g) {
 		root.AddCommand(c)
 	}
+	// With no subcommand on a desktop (and from the packaged app), open
+	// the window; in a terminal without a display, show the help.
+	root.Args = cobra.NoArgs
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+			return cmd.Help()
+		}
+		gui, _, err := cmd.Find([]string{"gui"})
+		if err != nil || gui.RunE == nil {
+			return cmd.Help()
+		}
+		return gui.RunE(gui, nil)
+	}
 	return root
 }
 
@@ -49,5 +63,6 @@ func commands(g *globalOptions) []*cobra.Command {
 		newFlagsCmd(g),
 		newProbeCmd(g),
 		newCalibrateCmd(g),
+		newGUICmd(g),
 	}
 }
