@@ -81,7 +81,7 @@ func num(s string) float64 {
 }
 
 type archRule struct {
-	re      *regexp.Regexp
+	re       *regexp.Regexp
 	arch, cc string
 }
 
