@@ -172,21 +172,7 @@ func clampEff(e float64) float64 {
 // predictScenario predicts a row for an explicit scenario (a model read
 // from a file rather than the catalog).
 func predictScenario(s Scenario, m Measurement, p *PerfParams) (float64, error) {
-	w := WorkloadFor(m)
-	pr := Predict(s, w, p)
-	switch m.Metric {
-	case MetricPP:
-		return float64(pr.PrefillTPS), nil
-	case MetricTG:
-		return float64(pr.DecodeTPS), nil
-	case MetricTPOT, MetricITL:
-		return float64(pr.TPOT), nil
-	case MetricTTFT:
-		return float64(pr.TTFT), nil
-	case MetricTotalOut:
-		return float64(pr.TotalTPS), nil
-	}
-	return 0, &ErrUnpredictable{Why: "metric " + string(m.Metric)}
+	return metricOf(Predict(s, WorkloadFor(m), p), m.Metric)
 }
 
 // PredictRow predicts a measurement row for an explicit scenario.

@@ -186,7 +186,12 @@ func predictMeasurementEff(c *Catalog, m Measurement, p *PerfParams, effD, effP 
 	pr := predictWith(pm, w, p)
 	pr.TotalTPS *= TokensPerSecond(replicas)
 	pr.ReqPerS *= replicas
-	switch m.Metric {
+	return metricOf(pr, m.Metric)
+}
+
+// metricOf picks one metric out of a prediction, in the schema's unit.
+func metricOf(pr Prediction, metric Metric) (float64, error) {
+	switch metric {
 	case MetricPP:
 		return float64(pr.PrefillTPS), nil
 	case MetricTG:
@@ -200,5 +205,5 @@ func predictMeasurementEff(c *Catalog, m Measurement, p *PerfParams, effD, effP 
 	case MetricReqPerS:
 		return pr.ReqPerS, nil
 	}
-	return 0, &ErrUnpredictable{Why: "unknown metric " + string(m.Metric)}
+	return 0, &ErrUnpredictable{Why: "unknown metric " + string(metric)}
 }
