@@ -304,6 +304,9 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 	if top := min(users, maxC); top > 0 && (len(cand.Curve) == 0 || cand.Curve[len(cand.Curve)-1].Concurrency != top) {
 		best = sweepPoint(&cand, pm, w, top, req.SLO, perf, best)
 	}
+	if len(cand.Curve) > 0 {
+		cand.Source = cand.Curve[0].Source // "calibrated" where this machine's profile applies
+	}
 	if best < 0 {
 		// Nothing meets the SLO: report single-user figures.
 		cand.Pred, cand.Concurrency = cand.Curve[0], 1

@@ -188,9 +188,8 @@ func runCalibrateEndpoint(cmd *cobra.Command, g *globalOptions, opt endpoint.Opt
 	return saveEndpointCalibration(cmd, g, f, s)
 }
 
-// saveEndpointCalibration fits this machine's terms from the samples
-// (planner.FitCalibration) and saves them as a profile for the device ×
-// engine × backend, so fit, plan and compare use them.
+// saveEndpointCalibration fits this machine's terms from the samples and
+// saves them as a profile, so fit, plan and compare use them.
 func saveEndpointCalibration(cmd *cobra.Command, g *globalOptions, f calibrateEndpointFlags, s endpoint.Samples) error {
 	stderr := cmd.ErrOrStderr()
 	c, err := loadCatalog(g)
@@ -201,21 +200,42 @@ func saveEndpointCalibration(cmd *cobra.Command, g *globalOptions, f calibrateEn
 	if name == "" {
 		name = f.model
 	}
+	rh, _, err := resolveHardware(c, &scenarioFlags{hardware: f.hardware})
+	if err != nil {
+		return err
+	}
+	p, err := endpointProfile(c, rh, name, s)
+	if errors.Is(err, errUnknownServedModel) {
+		fmt.Fprintf(stderr, "headroom: hint: no calibration saved: %v; pass --serves with its catalog id or GGUF file\n", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	path, err := calibrate.Save(calibrationDir(g), p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "headroom: calibration %s: decode η %.3f, prefill η %.3f, step %.2f ms; saved %s\n", p.Key, p.Terms.DecodeEff, p.Terms.PrefillEff, p.Terms.StepOverheadMs, path)
+	return nil
+}
+
+var errUnknownServedModel = errors.New("the served model is not in the catalog")
+
+// endpointProfile fits a calibration profile (planner.FitCalibration) for
+// the device rh running the model served (name: catalog id or model file;
+// empty = the served model's name) from endpoint samples.
+func endpointProfile(c *planner.Catalog, rh resolvedHardware, name string, s endpoint.Samples) (calibrate.Profile, error) {
 	if name == "" {
 		name = strings.TrimSuffix(s.Model, ":latest")
 	}
 	m, err := resolveModel(c, name)
 	if err != nil {
-		fmt.Fprintf(stderr, "headroom: hint: no calibration saved: the served model %q is not in the catalog (%v); pass --serves with its catalog id or GGUF file\n", name, err)
-		return nil
-	}
-	rh, _, err := resolveHardware(c, &scenarioFlags{hardware: f.hardware})
-	if err != nil {
-		return err
+		return calibrate.Profile{}, fmt.Errorf("%w: %q (%v)", errUnknownServedModel, name, err)
 	}
 	e, err := c.FindEngine(string(s.Engine))
 	if err != nil {
-		return usageErr(err)
+		return calibrate.Profile{}, usageErr(err)
 	}
 	q, err := quantFor(c, m, s.Quant)
 	if err != nil {
@@ -225,7 +245,7 @@ func saveEndpointCalibration(cmd *cobra.Command, g *globalOptions, f calibrateEn
 	sc := planner.Scenario{Hardware: rh.Hardware, Devices: 1, Engine: e, Model: m, Quant: q, KV: kv, Concurrency: 1, UsableMemory: rh.usable}
 	b, err := sc.ResolveBackend()
 	if err != nil {
-		return usageErr(err)
+		return calibrate.Profile{}, usageErr(err)
 	}
 	sc.Backend = b
 	var points []planner.CalPoint
@@ -234,16 +254,11 @@ func saveEndpointCalibration(cmd *cobra.Command, g *globalOptions, f calibrateEn
 	}
 	terms, fit, err := planner.FitCalibration(points, 0, 0, c.Perf)
 	if err != nil {
-		return fmt.Errorf("calibrate endpoint: %w", err)
+		return calibrate.Profile{}, fmt.Errorf("calibrate endpoint: %w", err)
 	}
-	p := calibrate.Profile{Hardware: rh.ID, Engine: string(e.ID), Backend: string(b), Created: time.Now().UTC(),
-		Source: "calibrate endpoint " + s.URL, Terms: terms, Fit: fit}
-	path, err := calibrate.Save(calibrationDir(g), p)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "headroom: calibration %s: decode η %.3f, prefill η %.3f, step %.2f ms; saved %s\n", planner.CalibrationKey(rh.ID, e.ID, b), terms.DecodeEff, terms.PrefillEff, terms.StepOverheadMs, path)
-	return nil
+	return calibrate.Profile{Hardware: rh.ID, Engine: string(e.ID), Backend: string(b),
+		Key: planner.CalibrationKey(rh.ID, e.ID, b), Created: time.Now().UTC(),
+		Source: "calibrate endpoint " + s.URL, Terms: terms, Fit: fit}, nil
 }
 
 // calProgress shows a run's progress: a bar on a terminal, one line per step

@@ -453,9 +453,21 @@ func (s *guiService) CalibrateEndpoint(ctx context.Context, url string, progress
 		v.Notes = append(v.Notes, fmt.Sprintf("%d measurements not predicted: %s", n, why))
 	}
 	v.MdAPE = mdape(v.Points)
-	// TODO(lead): save an endpoint profile (planner.FitCalibration) as
-	// `headroom calibrate endpoint` will, and reloadCalibrations.
-	v.Notes = append(v.Notes, "not saved as a calibration profile: use `headroom calibrate endpoint` for that")
+	// Save a profile as `headroom calibrate endpoint` does, and use it.
+	if h, usable, _, err := s.thisMachine(); err == nil {
+		p, err := endpointProfile(s.catalog(), resolvedHardware{Hardware: h, usable: usable}, "", samples)
+		switch {
+		case err != nil:
+			v.Notes = append(v.Notes, "not saved as a calibration profile: "+err.Error())
+		default:
+			if path, err := calibrate.Save(calibrationDir(s.g), p); err != nil {
+				v.Notes = append(v.Notes, "saving the calibration failed: "+err.Error())
+			} else {
+				v.Notes = append(v.Notes, "saved "+path)
+				s.reloadCalibrations()
+			}
+		}
+	}
 	return v, nil
 }
 
