@@ -37,13 +37,29 @@ func newCompareCmd(g *globalOptions) *cobra.Command {
 						n, item = v, item[i+1:]
 					}
 				}
+				if item == "this" || item == "." {
+					// This machine, as probed.
+					rh, note, err := probedHardware(c, "")
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(cmd.ErrOrStderr(), "headroom: %s\n", note)
+					machines, devs = append(machines, rh.Hardware), append(devs, n)
+					continue
+				}
 				h, err := c.FindHardware(item)
 				if err != nil {
 					return usageErr(err)
 				}
 				machines, devs = append(machines, h), append(devs, n)
 			}
-			o.scen.hardware, o.scen.devices = machines[0].ID, devs[0]
+			o.scen.hardware, o.scen.devices = "", devs[0] // probed unless a catalog machine is listed
+			for _, h := range machines {
+				if _, err := c.FindHardware(h.ID); err == nil {
+					o.scen.hardware = h.ID
+					break
+				}
+			}
 			req, _, err := o.request(c)
 			if err != nil {
 				return err
@@ -76,7 +92,7 @@ func newCompareCmd(g *globalOptions) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.scen.model, "model", "m", "", "model: catalog id, a .gguf file, a config.json or a model directory")
-	f.StringVarP(&hwList, "hardware", "H", "", "machines to compare, comma-separated; NxID for N devices (e.g. 2xnvidia-rtx-3090)")
+	f.StringVarP(&hwList, "hardware", "H", "", "machines to compare, comma-separated; NxID for N devices (e.g. 2xnvidia-rtx-3090); \"this\" is this machine, probed")
 	f.StringVar(&o.workload, "workload", "", "prompt=TOKENS,gen=TOKENS,users=N")
 	f.StringVar(&o.slo, "slo", "", "ttft=500ms,tpot=50ms or tps=20")
 	f.StringVar(&o.engines, "engines", "", "only these engines")
