@@ -127,14 +127,24 @@ func TestHostCalibrationPredictsOllamaDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("host: GEMV %.1f GB/s, read %.1f GB/s, SGEMM %.1f GFLOP/s", res.GEMVGBs, res.ReadGBs, res.SgemmGFLOPS)
-	s, err := endpoint.Run(context.Background(), endpoint.Options{URL: url, Model: names[0], Budget: 20 * time.Second,
-		MaxConcurrency: 1, GenTokens: 48, Repeats: 3, StallTimeout: 30 * time.Second}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, _ := single(s.Measurements(ciCPU.ID, names[0], "ollama"))
-	if len(tg) == 0 {
-		t.Fatal("no decode row")
+	// Best of three runs, as the host benchmark takes the best of its
+	// passes: on a shared 2-core machine one run's decode rate swings
+	// 1.5× with other load.
+	var tg []planner.Measurement
+	for run := 0; run < 3; run++ {
+		s, err := endpoint.Run(context.Background(), endpoint.Options{URL: url, Model: names[0], Budget: 12 * time.Second,
+			MaxConcurrency: 1, GenTokens: 48, Repeats: 3, StallTimeout: 30 * time.Second}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, _ := single(s.Measurements(ciCPU.ID, names[0], "ollama"))
+		if len(rows) == 0 {
+			t.Fatal("no decode row")
+		}
+		t.Logf("run %d: decode %.1f tok/s", run+1, rows[0].Value)
+		if len(tg) == 0 || rows[0].Value > tg[0].Value {
+			tg = rows
+		}
 	}
 	perf := *c.Perf
 	perf.Calibrations = map[string]planner.Calibrated{planner.CalibrationKey(ciCPU.ID, planner.Ollama, planner.CPU): calibrate.HostTerms(res)}
