@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"strings"
 )
 
 // Workload is what the server is asked to do.
@@ -50,6 +51,7 @@ func Features(s Scenario, b Backend) []string {
 		"kind=" + string(h.Kind),
 		"vendor=" + h.Vendor,
 		"arch=" + h.Arch,
+		"mem=" + memClass(h.MemoryType),
 		"engine=" + eng,
 		"backend=" + string(b),
 		"quant=" + s.Quant.ID,
@@ -69,6 +71,22 @@ func Features(s Scenario, b Backend) []string {
 		}
 	}
 	return f
+}
+
+// memClass groups memory technologies (HBM, GDDR, LPDDR, DDR), which
+// reach different shares of their peak bandwidth; it gives a device whose
+// architecture has no data a better prior than its vendor alone.
+func memClass(t string) string {
+	t = strings.ToLower(t)
+	for _, c := range []string{"hbm", "gddr", "lpddr", "ddr"} {
+		if strings.Contains(t, c) {
+			return c
+		}
+	}
+	if strings.Contains(t, "unified") {
+		return "lpddr"
+	}
+	return "other"
 }
 
 // stepOverheadMs is the fixed cost of one forward step per engine:
