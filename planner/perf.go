@@ -308,7 +308,7 @@ func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 	bytes := pm.wt.bytes(m, b) + float64(b)*ctx*pm.kvTok
 	tMem := bytes / (pm.bw * pm.effD) * 1000
 	flops := (2*float64(m.active())/float64(speedDevices(s)) + 4*float64(m.Layers)*attnDim(m)*ctx/float64(speedDevices(s))) * float64(b)
-	tComp := flops / (pm.peak * pm.effP * smallBatchGEMM(b)) * 1000
+	tComp := flops / (pm.peak * pm.effP * smallBatchGEMM(s.Engine, b)) * 1000
 	t, bound := tMem, "memory"
 	if tComp > tMem {
 		t, bound = tComp, "compute"
@@ -344,12 +344,20 @@ func queueFactor(p *PerfParams, e EngineID, variable bool) float64 {
 }
 
 // smallBatchGEMM is the share of prefill GEMM efficiency a decode batch of
-// b rows reaches: b/(b+32). Tall-skinny GEMMs run far below peak (H100 BF16
-// N=K=4096: 2.5 TFLOP/s at M=1 vs ~1000 at M ≥ 128, vLLM PR #20071) and
-// llama.cpp's batched MMQ path likewise; the half-efficiency point of 32
-// rows is [D] from that curve.
-func smallBatchGEMM(b int) float64 {
-	return 1
+// b sequences reaches in a GGML engine: b/(b+16) from two sequences on.
+// llama.cpp decodes one sequence with matrix-vector kernels (MMVQ), bound
+// by memory and covered by the bandwidth term, but switches to its
+// quantized matrix-matrix kernels (MMQ) for batches, which run far below
+// their large-batch rate on a few columns (modeling.md §3.6; tall-skinny
+// GEMMs in general: vLLM PR #20071). The half-efficiency point of 16 rows
+// is [U], chosen against the batched rows of the published measurements.
+// Other engines use cuBLAS/hipBLASLt GEMMs whose small-batch cost the
+// fitted efficiency already carries (factor 1).
+func smallBatchGEMM(e Engine, b int) float64 {
+	if !e.IsGGML() || b < 2 {
+		return 1
+	}
+	return float64(b) / (float64(b) + 16)
 }
 
 // prefillCompute is the compute-only ms to process n prompt tokens at
