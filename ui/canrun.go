@@ -201,18 +201,7 @@ func (s *CanRunScreen) update(typed bool) {
 		s.empty.Show()
 		return
 	}
-	in, err := s.input()
-	if err != nil {
-		s.job.cancel() // a result for the old input must not clear the error
-		s.errLine.set(err)
-		return
-	}
-	work := func() func() { return s.compute(in) }
-	if typed {
-		s.job.run(work)
-	} else {
-		s.job.now(work)
-	}
+	refresh(&s.job, s.errLine, typed, s.input, s.compute)
 }
 
 // compute calls the service (any goroutine) and returns what to apply.

@@ -275,13 +275,7 @@ func (s *CompareScreen) update(typed bool) {
 		s.empty.Show()
 		return
 	}
-	in, err := s.readInput()
-	if err != nil {
-		s.job.cancel() // a result for the old input must not clear the error
-		s.errLine.set(err)
-		return
-	}
-	work := func() func() {
+	refresh(&s.job, s.errLine, typed, s.readInput, func(in CompareInput) func() {
 		rows, err := s.svc.Compare(in)
 		return func() {
 			if err != nil {
@@ -290,12 +284,7 @@ func (s *CompareScreen) update(typed bool) {
 			}
 			s.show(rows)
 		}
-	}
-	if typed {
-		s.job.run(work)
-	} else {
-		s.job.now(work)
-	}
+	})
 }
 
 // show applies the comparison (UI thread).

@@ -123,3 +123,22 @@ func (q uiQueue) drain(busy *sync.WaitGroup) {
 		}
 	}
 }
+
+// refresh is every screen's update step: read the inputs (an input error
+// cancels the job in flight, so a result for the old input cannot clear
+// the error, and is shown at once), then compute off the UI thread — after
+// the debounce delay when the user typed, at once when they chose.
+func refresh[T any](j *job, errs errorLabel, typed bool, read func() (T, error), compute func(T) func()) {
+	in, err := read()
+	if err != nil {
+		j.cancel()
+		errs.set(err)
+		return
+	}
+	work := func() func() { return compute(in) }
+	if typed {
+		j.run(work)
+	} else {
+		j.now(work)
+	}
+}

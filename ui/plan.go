@@ -217,18 +217,7 @@ func (s *PlanScreen) update(typed bool) {
 		s.empty.Show()
 		return
 	}
-	in, err := s.readInput()
-	if err != nil {
-		s.job.cancel() // a result for the old input must not clear the error
-		s.errLine.set(err)
-		return
-	}
-	work := func() func() { return s.compute(in) }
-	if typed {
-		s.job.run(work)
-	} else {
-		s.job.now(work)
-	}
+	refresh(&s.job, s.errLine, typed, s.readInput, s.compute)
 }
 
 // compute plans (any goroutine) and returns what to apply. The first row's
