@@ -137,6 +137,24 @@ func buildScenario(c *planner.Catalog, f *scenarioFlags) (planner.Scenario, stri
 	return s, note, nil
 }
 
+// fitFromFlags loads the catalog, builds the scenario the flags describe
+// and fits it: the shared start of fit and flags.
+func fitFromFlags(g *globalOptions, f *scenarioFlags) (planner.Scenario, string, planner.FitResult, error) {
+	c, err := loadCatalog(g)
+	if err != nil {
+		return planner.Scenario{}, "", planner.FitResult{}, err
+	}
+	s, note, err := buildScenario(c, f)
+	if err != nil {
+		return s, note, planner.FitResult{}, err
+	}
+	r, err := planner.Fit(s)
+	if err != nil {
+		return s, note, r, usageErr(err)
+	}
+	return s, note, r, nil
+}
+
 // resolvedHardware is the device to plan for, with probed limits if any.
 type resolvedHardware struct {
 	planner.Hardware
@@ -171,17 +189,9 @@ func newFitCmd(g *globalOptions) *cobra.Command {
   headroom fit -m ./model.gguf -H "rtx 3090" -e llama.cpp -c 8k -n 4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := loadCatalog(g)
+			s, note, r, err := fitFromFlags(g, f)
 			if err != nil {
 				return err
-			}
-			s, note, err := buildScenario(c, f)
-			if err != nil {
-				return err
-			}
-			r, err := planner.Fit(s)
-			if err != nil {
-				return usageErr(err)
 			}
 			out := cmd.OutOrStdout()
 			if jsonOut {

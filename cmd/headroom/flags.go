@@ -18,17 +18,9 @@ func newFlagsCmd(g *globalOptions) *cobra.Command {
   headroom flags -m meta-llama/Llama-3.3-70B-Instruct -H h100-sxm --devices 4 -e sglang --docker`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := loadCatalog(g)
+			s, note, r, err := fitFromFlags(g, f)
 			if err != nil {
 				return err
-			}
-			s, note, err := buildScenario(c, f)
-			if err != nil {
-				return err
-			}
-			r, err := planner.Fit(s)
-			if err != nil {
-				return usageErr(err)
 			}
 			if r.Verdict == planner.DoesNotFit {
 				printFit(cmd.ErrOrStderr(), s, r, note)
