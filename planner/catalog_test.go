@@ -54,10 +54,13 @@ func TestSeedKVCapacity(t *testing.T) {
 		want, tolPct             float64
 	}{
 		{"CodeLlama-7B A100-80GB vLLM 0.4.3 ≈ 100k", "codellama/CodeLlama-7b-Instruct-hf", "nvidia-a100-sxm4-80gb", "0.4.3", 0, 100000, 15},
-		// Known gap: vLLM 0.6's profile run on this 128k multimodal model
-		// uses ~31 GiB beyond weights and KV that the activation model does
-		// not explain; we predict ~45% more capacity (see README).
-		{"Phi-3-vision H100 vLLM 0.6.3 ≈ 125k", "microsoft/Phi-3-vision-128k-instruct", "nvidia-h100-nvl-94gb", "0.6.3.post1", 100000, 125000, 50},
+		// The seed says "H100" without the variant. With the image
+		// encoder's profile run (8.4 GiB, VLLMVisionProfilePeak) an 80 GB
+		// H100 comes to ~147k (+18%); the 94 GB NVL the measurement row is
+		// mapped to comes to ~181k (+45%): the source's non-KV memory
+		// (~31 GiB on an NVL) is still not explained (see README).
+		{"Phi-3-vision H100 80GB vLLM 0.6.3 ≈ 125k", "microsoft/Phi-3-vision-128k-instruct", "nvidia-h100-sxm5-80gb", "0.6.3.post1", 100000, 125000, 20},
+		{"Phi-3-vision H100 NVL vLLM 0.6.3 ≈ 125k", "microsoft/Phi-3-vision-128k-instruct", "nvidia-h100-nvl-94gb", "0.6.3.post1", 100000, 125000, 50},
 	}
 	for _, cs := range cases {
 		t.Run(cs.name, func(t *testing.T) {

@@ -184,6 +184,12 @@ func planPaged(s Scenario, b Backend, maxLen Tokens) pagedPlan {
 		p.budget = Bytes(u * float64(dev))
 		p.batched = vllmBatchedTokens(s, maxLen)
 		p.act = VLLMActivationPeak(s.Model, p.batched, vllmMaxSeqs(s), tp, mp.VLLMActivationFactor)
+		if v := s.Model.Vision; v != nil {
+			// The profile run's peak is the image encoder's or the
+			// language model's with the image tensors still held.
+			vis, held := VLLMVisionProfilePeak(*v, p.batched, vllmMaxSeqs(s), s.Model.Hidden)
+			p.act = max(p.act+held, vis)
+		}
 		p.runtime += mp.VLLMReserve
 		p.graphs = VLLMCUDAGraphBytes(s.Model)
 		if b == CPU {

@@ -121,6 +121,40 @@ func VLLMActivationPeak(m Model, tokens Tokens, seqs int, tp int, actFactor floa
 	return Bytes(actFactor*perToken*float64(tokens) + logits)
 }
 
+// VLLMVisionProfilePeak is the memory a multimodal model's image encoder
+// takes in vLLM's profile run, where dummy images at the largest size go
+// through the encoder in one batch:
+//
+//   - images = min(max_num_seqs, batched // image_tokens), at least one
+//     (vllm/worker/model_runner.py profile_run, v0.6.3: one dummy image per
+//     sequence; v1 gpu_model_runner caps the encoder budget the same way);
+//   - all crops of all images in one batch (phi3v.py: pixel_values
+//     flatten(0, 1), num_crops + 1 crops of 336² per image);
+//   - the ViT MLP step holds the layer input, residual and LayerNorm output
+//     (3 × T·d) and fc1 and activation outputs (2 × 4·T·d) at 2 bytes, with
+//     memory-efficient attention (clip.py: xformers, no T² matrix);
+//   - plus the fp32 pixel tensor, held for the whole forward.
+//
+// It returns the encoder peak and the bytes held into the language-model
+// pass (pixels and projected image embeddings of lmHidden width).
+func VLLMVisionProfilePeak(v VisionEncoder, batched Tokens, maxSeqs int, lmHidden int) (peak, held Bytes) {
+	if v.ImageTokens <= 0 || v.TokensPerCrop <= 0 {
+		return 0, 0
+	}
+	images := min(max(int(batched)/v.ImageTokens, 1), max(maxSeqs, 1))
+	crops := float64(images * max(v.CropsPerImage, 1))
+	tokens := crops * float64(v.TokensPerCrop)
+	d := float64(v.Hidden)
+	ffn := float64(v.FFN)
+	if ffn == 0 {
+		ffn = 4 * d
+	}
+	mlp := (3*d + 2*ffn) * tokens * 2
+	pixels := crops * 3 * float64(v.ImageSize*v.ImageSize) * 4
+	embeds := float64(images*v.ImageTokens) * float64(lmHidden) * 2
+	return Bytes(mlp + pixels), Bytes(pixels + embeds)
+}
+
 // VLLMCUDAGraphBytes estimates CUDA-graph memory: vLLM logs 0.25-1.3 GiB for
 // single-GPU dense models (modeling.md §1.2 step 3: 0.36 GiB TP2, 0.65 GiB
 // gemma-3-4b, ~1.3 GB Llama-4 Maverick). We take 0.25 GiB plus 0.5 KiB per

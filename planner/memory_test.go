@@ -163,6 +163,28 @@ func TestVLLMActivationPeak(t *testing.T) {
 	}
 }
 
+// Multimodal profile run, Phi-3-vision in vLLM 0.6.3 at max_model_len
+// 100000 (no chunked prefill for multimodal models, so 100000 batched
+// tokens; model_runner.py profile_run): min(256, 100000 // 2653) = 37
+// dummy images × 17 crops = 629 crops × 577 = 362,933 CLIP tokens. One
+// [T, 1024] bf16 tensor is 0.692 GiB; the MLP step holds 11 of them
+// (7.61 GiB) and the fp32 pixels 629·3·336²·4 B = 0.794 GiB: 8.41 GiB.
+// Held into the LM pass: pixels plus 37·2653·3072·2 B of embeddings.
+func TestVLLMVisionProfilePeak(t *testing.T) {
+	v := VisionEncoder{Layers: 23, Hidden: 1024, FFN: 4096, ImageSize: 336, TokensPerCrop: 577, CropsPerImage: 17, ImageTokens: 2653}
+	peak, held := VLLMVisionProfilePeak(v, 100000, 256, 3072)
+	within(t, "vision peak GiB", peak.GiBf(), 8.41, 0.5)
+	within(t, "held GiB", held.GiBf(), 0.794+0.562, 1)
+	// Short batches still profile one image; fewer sequences cap images.
+	one, _ := VLLMVisionProfilePeak(v, 2048, 256, 3072)
+	within(t, "one image GiB", one.GiBf(), 8.41/37, 1)
+	capped, _ := VLLMVisionProfilePeak(v, 100000, 4, 3072)
+	within(t, "four images GiB", capped.GiBf(), 4*8.41/37, 1)
+	if p, h := VLLMVisionProfilePeak(VisionEncoder{}, 100000, 256, 3072); p != 0 || h != 0 {
+		t.Error("an encoder with no image tokens must add nothing")
+	}
+}
+
 func TestExpertsTouched(t *testing.T) {
 	// modeling.md §3.3: E=128, k=8: B=1→8, 8→52, 32→112, 64→126.
 	for b, want := range map[int]float64{1: 8, 8: 52, 32: 112, 64: 126} {

@@ -6,6 +6,18 @@ type MLA struct {
 	RopeDim    int `toml:"rope_dim" json:"rope_dim"`
 }
 
+// VisionEncoder is the image tower of a multimodal model, as far as the
+// engine's memory profiling needs it (a ViT run over image crops).
+type VisionEncoder struct {
+	Layers        int `toml:"layers" json:"layers"` // layers actually run (feature layer)
+	Hidden        int `toml:"hidden" json:"hidden"`
+	FFN           int `toml:"ffn" json:"ffn"`
+	ImageSize     int `toml:"image_size" json:"image_size"`           // crop side in pixels
+	TokensPerCrop int `toml:"tokens_per_crop" json:"tokens_per_crop"` // patches + class token
+	CropsPerImage int `toml:"crops_per_image" json:"crops_per_image"` // HD crops + global view
+	ImageTokens   int `toml:"image_tokens" json:"image_tokens"`       // LM tokens of the largest image
+}
+
 // Tensor is one weight tensor read from a model file.
 type Tensor struct {
 	Name     string `json:"name"`
@@ -36,11 +48,13 @@ type Model struct {
 	GatedMLP bool `toml:"gated_mlp" json:"gated_mlp"`
 	// SlidingWindow is the local-attention window; SlidingLayers how many of
 	// Layers use it (the rest attend to the full context).
-	SlidingWindow  int    `toml:"sliding_window" json:"sliding_window,omitempty"`
-	SlidingLayers  int    `toml:"sliding_layers" json:"sliding_layers,omitempty"`
-	MLA            *MLA   `toml:"mla" json:"mla,omitempty"`
-	MaxContext     Tokens `toml:"max_context" json:"max_context"`
-	TiedEmbeddings bool   `toml:"tied_embeddings" json:"tied_embeddings"`
+	SlidingWindow int  `toml:"sliding_window" json:"sliding_window,omitempty"`
+	SlidingLayers int  `toml:"sliding_layers" json:"sliding_layers,omitempty"`
+	MLA           *MLA `toml:"mla" json:"mla,omitempty"`
+	// Vision is the image encoder of a multimodal model (nil: text only).
+	Vision         *VisionEncoder `toml:"vision" json:"vision,omitempty"`
+	MaxContext     Tokens         `toml:"max_context" json:"max_context"`
+	TiedEmbeddings bool           `toml:"tied_embeddings" json:"tied_embeddings"`
 	// NativeDType is the checkpoint's dtype: bfloat16, float16, float32, fp8, mxfp4.
 	NativeDType string `toml:"native_dtype" json:"native_dtype"`
 	// Tensors and FileQuant are set when the model was read from a file;
