@@ -296,6 +296,8 @@ func fitQueue(c *Catalog, rows []Measurement, p *PerfParams) map[string]float64 
 type CrossValidation struct {
 	Metrics map[Metric]MetricReport `json:"metrics"`
 	Folds   int                     `json:"folds"`
+	// Results are the held-out predictions, one per row.
+	Results []RowResult `json:"-"`
 }
 
 // LeaveOneHardwareOut refits without each device in turn and predicts that
@@ -325,7 +327,7 @@ func LeaveOneHardwareOut(c *Catalog, rows []Measurement, opt FitOptions, full Pe
 		}
 	}
 	rep := Summarize(c, res)
-	return CrossValidation{Metrics: rep.Metrics, Folds: len(byHW)}
+	return CrossValidation{Metrics: rep.Metrics, Folds: len(byHW), Results: res}
 }
 
 // FitMemory fits the vLLM memory constants (activation factor, reserve)

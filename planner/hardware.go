@@ -81,6 +81,10 @@ type Hardware struct {
 	Arch         string                `toml:"arch" json:"arch"`
 	Compute      string                `toml:"compute_capability" json:"compute_capability,omitempty"`
 	Interconnect Interconnect          `toml:"interconnect" json:"interconnect"`
+	// DieLink names the bridge of a package built from several dies that
+	// share one memory pool ("ultrafusion": Apple's Ultra chips, two Max
+	// dies; Apple newsroom, Mar 2022). Empty for single-die devices.
+	DieLink string `toml:"die_link,omitempty" json:"die_link,omitempty"`
 	// PCIIDs are "vvvv:dddd" vendor:device ids used to match probed devices.
 	PCIIDs []string `toml:"pci_ids" json:"pci_ids,omitempty"`
 	Notes  string   `toml:"notes" json:"notes,omitempty"`

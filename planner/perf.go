@@ -21,6 +21,10 @@ type Workload struct {
 	// Saturate sets the batch to what the server can hold (offline
 	// throughput runs that state no concurrency).
 	Saturate bool
+	// Rate is an open-loop Poisson arrival rate in requests/s (MLPerf
+	// Server scenario, `vllm bench serve --request-rate`); with Saturate
+	// it caps the batch at what that rate keeps in flight (Little's law).
+	Rate float64
 }
 
 // Prediction is the speed answer for a scenario and workload.
@@ -59,6 +63,12 @@ func Features(s Scenario, b Backend) []string {
 		"engine*backend=" + eng + "*" + string(b),
 		"arch*engine=" + h.Arch + "*" + eng,
 		"engine*family=" + eng + "*" + string(s.Quant.Family),
+	}
+	if h.DieLink != "" {
+		// Memory reached across a die bridge: llama.cpp's Apple-silicon
+		// results (discussion #4167) put Ultra chips well below twice
+		// their Max die at twice the nominal bandwidth.
+		f = append(f, "die-link="+h.DieLink)
 	}
 	if p := s.Quant.NeedsNative; p != "" && !h.SupportsNative(p) {
 		f = append(f, "nonnative="+string(p))
@@ -405,7 +415,14 @@ func predictWith(pm perfModel, w Workload, p *PerfParams) Prediction {
 		// vary and arrivals spread out (fitted per engine).
 		chunk := pm.prefillCompute(prompt, float64(w.Depth))
 		tpot += float64(b-1) * chunk / gen
-		ttft += 1.5*step + queueFactor(p, s.Engine.ID, w.VariableLengths)*float64(b-1)*chunk
+		waiting := queueFactor(p, s.Engine.ID, w.VariableLengths) * float64(b-1)
+		if w.Rate > 0 {
+			// Open-loop Poisson arrivals: the prefills queued ahead of a
+			// new request are those that arrived during the step in
+			// flight, λ·t_step (M/D/1-like, modeling.md §3.2).
+			waiting = w.Rate * step / 1000
+		}
+		ttft += 1.5*step + waiting*chunk
 	}
 	src := pm.source
 	cycle := ttft + (gen-1)*tpot

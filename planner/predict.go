@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -121,6 +122,8 @@ func WorkloadFor(m Measurement) Workload {
 		// average ~300 tokens in and out [U: approximate dataset means].
 		w.Saturate, w.Serving = true, true
 		w.Prompt, w.Gen = 300, 300
+		w.Rate = targetQPS(m.Notes)
+		w.VariableLengths = w.Rate > 0
 	}
 	if m.Metric == MetricTG && !w.Serving {
 		// llama-bench tgN decodes from depth d with no prompt in the cache.
@@ -173,20 +176,86 @@ func predictMeasurementEff(c *Catalog, m Measurement, p *PerfParams, effD, effP 
 	if m.Metric == MetricPP && w.Concurrency > 1 {
 		return float64(prefillBatchWith(pm, w.Prompt, w.Concurrency)), nil
 	}
-	replicas := 1.0
 	if w.Saturate {
-		if s.Devices > 1 && strings.Contains(m.Notes, "MLPerf") {
-			// MLPerf multi-GPU systems run one replica per GPU.
-			replicas = float64(s.Devices)
-			s.Devices = 1
-			pm = newPerfModelEff(s, p, effD, effP)
-		}
-		w.Concurrency = saturatedBatch(s, w)
+		pr := predictSaturated(s, w, p, effD, effP, strings.Contains(m.Notes, "MLPerf"))
+		return metricOf(pr, m.Metric)
 	}
-	pr := predictWith(pm, w, p)
-	pr.TotalTPS *= TokensPerSecond(replicas)
-	pr.ReqPerS *= replicas
-	return metricOf(pr, m.Metric)
+	return metricOf(predictWith(pm, w, p), m.Metric)
+}
+
+// targetQPS reads the offered load of an MLPerf Server run from a row's
+// notes ("Server (target 8.6 qps)"); 0 when none is stated.
+func targetQPS(notes string) float64 {
+	i := strings.Index(notes, "target ")
+	if i < 0 {
+		return 0
+	}
+	var q float64
+	if _, err := fmt.Sscanf(notes[i+len("target "):], "%g qps", &q); err != nil || q <= 0 {
+		return 0
+	}
+	return q
+}
+
+// predictSaturated predicts a throughput run with no stated concurrency:
+// the batch is what the KV pool holds (offline) or what the arrival rate
+// keeps in flight (server). A multi-device system that may split into
+// replicas (MLPerf: the submitter tunes its layout) is evaluated at every
+// tensor-parallel width that divides it, keeping the best throughput.
+func predictSaturated(s Scenario, w Workload, p *PerfParams, effD, effP float64, replicate bool) Prediction {
+	widths := []int{s.devices()}
+	if replicate {
+		widths = nil
+		for tp := 1; tp <= s.devices(); tp *= 2 {
+			if s.devices()%tp == 0 {
+				widths = append(widths, tp)
+			}
+		}
+	}
+	var best Prediction
+	bestCap := -1.0
+	for _, tp := range widths {
+		ss := s
+		ss.Devices = tp
+		replicas := float64(s.devices() / tp)
+		batch := saturatedBatch(ss, w)
+		pm := newPerfModelEff(ss, p, effD, effP)
+		ww := w
+		ww.Rate = 0
+		ww.Concurrency = batch
+		capacity := predictWith(pm, ww, p)
+		capTPS := float64(capacity.TotalTPS) * replicas
+		if capTPS <= bestCap {
+			continue
+		}
+		bestCap = capTPS
+		pr := capacity
+		if w.Rate > 0 {
+			ww.Rate = w.Rate / replicas
+			ww.Concurrency = littleBatch(pm, ww, p, ww.Rate, batch)
+			pr = predictWith(pm, ww, p)
+		}
+		pr.TotalTPS *= TokensPerSecond(replicas)
+		pr.ReqPerS *= replicas
+		best = pr
+	}
+	return best
+}
+
+// littleBatch is the batch an open-loop arrival rate λ keeps in flight:
+// the fixed point of N = λ·T(N), T being a request's time in the system
+// (Little's law), capped at what the KV pool holds. Iterated from one
+// request with geometric damping; the server keeps up while N < capN.
+func littleBatch(pm perfModel, w Workload, p *PerfParams, rate float64, capN int) int {
+	n := 1.0
+	for i := 0; i < 40; i++ {
+		w.Concurrency = max(int(math.Round(n)), 1)
+		pr := predictWith(pm, w, p)
+		cycle := float64(pr.TTFT) + (float64(w.Gen)-1)*float64(pr.TPOT)
+		next := math.Min(rate*cycle/1000, float64(capN))
+		n = math.Sqrt(n * math.Max(next, 1))
+	}
+	return min(max(int(math.Round(n)), 1), capN)
 }
 
 // metricOf picks one metric out of a prediction, in the schema's unit.
