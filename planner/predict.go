@@ -230,7 +230,10 @@ func predictSaturated(s Scenario, w Workload, p *PerfParams, effD, effP float64,
 		}
 		bestCap = capTPS
 		pr := capacity
-		if w.Rate > 0 {
+		if w.Rate > 0 && w.Rate/replicas < capacity.ReqPerS {
+			// Below capacity the batch is what the rate keeps in
+			// flight; at or above it the queue grows and the server
+			// runs saturated.
 			ww.Rate = w.Rate / replicas
 			ww.Concurrency = littleBatch(pm, ww, p, ww.Rate, batch)
 			pr = predictWith(pm, ww, p)

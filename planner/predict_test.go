@@ -1,0 +1,117 @@
+package planner
+
+import (
+	"math"
+	"testing"
+)
+
+func TestTargetQPS(t *testing.T) {
+	for notes, want := range map[string]float64{
+		"MLPerf Inference v4.1 closed, Server (target 8.6 qps) scenario": 8.6,
+		"Server (target 101 qps) scenario, OpenOrca":                     101,
+		"Offline scenario":                                               0,
+		"target qps unknown":                                             0,
+		"target -3 qps":                                                  0,
+		"":                                                               0,
+	} {
+		if got := targetQPS(notes); got != want {
+			t.Errorf("targetQPS(%q) = %g, want %g", notes, got, want)
+		}
+	}
+}
+
+func FuzzTargetQPS(f *testing.F) {
+	f.Add("Server (target 8.6 qps)")
+	f.Add("target ")
+	f.Fuzz(func(t *testing.T, notes string) {
+		if q := targetQPS(notes); q < 0 || math.IsNaN(q) {
+			t.Fatalf("targetQPS(%q) = %g", notes, q)
+		}
+	})
+}
+
+// testServer is a 70B FP8 model on one 141 GB Hopper device with vLLM,
+// built from literals so the test needs no catalog.
+func testServer() Scenario {
+	h := Hardware{ID: "h", Kind: KindGPU, Vendor: "NVIDIA", Memory: 141 * GiB, MemoryModel: MemDiscrete,
+		BandwidthGBs: 4800, Arch: "hopper", Backends: []Backend{CUDA},
+		TFLOPS: map[Precision]float64{FP16: 989, BF16: 989, FP8: 1979}}
+	m := Model{ID: "m", Params: 70e9, ActiveParams: 70e9, Layers: 80, Hidden: 8192, FFN: 28672, Heads: 64,
+		KVHeads: 8, HeadDim: 128, Vocab: 32000, GatedMLP: true, MaxContext: 4096}
+	e := Engine{ID: "vllm", Policy: "vllm", BlockSize: 16, Backends: []Backend{CUDA},
+		Formats: map[Backend][]QuantFamily{CUDA: {"fp8"}}, KVTypes: []string{"f16"}}
+	q := Quant{ID: "fp8", Family: "fp8", LinearBPW: 8, EmbedBPW: 16, HeadBPW: 16, Compute: FP8}
+	return Scenario{Hardware: h, Devices: 1, Engine: e, Model: m, Quant: q, KV: KVType{ID: "f16", BytesPerElement: 2}, Concurrency: 1}
+}
+
+// Little's law: below capacity the server completes what arrives, so the
+// predicted request rate equals the offered rate and the batch in flight
+// grows with it; TTFT under Poisson arrivals stays near one prefill plus a
+// step or two, far below the closed-loop wave of the saturated batch.
+func TestOpenLoopArrivals(t *testing.T) {
+	s := testServer()
+	w := Workload{Prompt: 300, Gen: 300, Saturate: true, Serving: true, VariableLengths: true}
+	sat := predictSaturated(s, w, nil, 0, 0, false)
+	if sat.ReqPerS <= 0 {
+		t.Fatalf("saturated capacity %v", sat.ReqPerS)
+	}
+	var prevN int
+	for _, frac := range []float64{0.2, 0.5} {
+		ww := w
+		ww.Rate = frac * sat.ReqPerS
+		pr := predictSaturated(s, ww, nil, 0, 0, false)
+		if math.Abs(pr.ReqPerS-ww.Rate)/ww.Rate > 0.1 {
+			t.Errorf("at %.0f%% load: %.2f req/s completed, %.2f offered", frac*100, pr.ReqPerS, ww.Rate)
+		}
+		if pr.Concurrency <= prevN {
+			t.Errorf("at %.0f%% load the batch %d did not grow past %d", frac*100, pr.Concurrency, prevN)
+		}
+		prevN = pr.Concurrency
+		if pr.TTFT >= sat.TTFT {
+			t.Errorf("at %.0f%% load TTFT %v is not below the saturated %v", frac*100, pr.TTFT, sat.TTFT)
+		}
+		if lim := 3*pr.StepMs + Milliseconds(float64(pr.TTFT)/2); pr.TTFT > lim+Milliseconds(2000) {
+			t.Errorf("TTFT %v far above one prefill and a few steps", pr.TTFT)
+		}
+	}
+	// Offered more than it can serve, it serves its capacity.
+	over := w
+	over.Rate = 10 * sat.ReqPerS
+	if pr := predictSaturated(s, over, nil, 0, 0, false); pr.ReqPerS > 1.1*sat.ReqPerS {
+		t.Errorf("overloaded: %.2f req/s above capacity %.2f", pr.ReqPerS, sat.ReqPerS)
+	}
+}
+
+// A multi-device MLPerf system takes the tensor-parallel layout with the
+// best throughput; it can never be worse than one replica per device.
+func TestSaturatedLayoutChoice(t *testing.T) {
+	s := testServer()
+	s.Devices = 8
+	w := Workload{Prompt: 300, Gen: 300, Saturate: true, Serving: true}
+	best := predictSaturated(s, w, nil, 0, 0, true)
+	one := s
+	one.Devices = 1
+	per := predictSaturated(one, w, nil, 0, 0, false)
+	if float64(best.TotalTPS) < 8*float64(per.TotalTPS)*0.999 {
+		t.Errorf("best layout %v tok/s below 8 replicas of one device (%v)", best.TotalTPS, 8*per.TotalTPS)
+	}
+}
+
+func TestDieLinkFeature(t *testing.T) {
+	s := testServer()
+	has := func(f []string) bool {
+		for _, x := range f {
+			if x == "die-link=ultrafusion" {
+				return true
+			}
+		}
+		return false
+	}
+	if has(Features(s, CUDA)) {
+		t.Error("single-die device got a die-link feature")
+	}
+	s.Hardware.DieLink = "ultrafusion"
+	if !has(Features(s, CUDA)) {
+		t.Error("Ultra device lacks the die-link feature")
+	}
+}
