@@ -9,10 +9,10 @@ func TestTargetQPS(t *testing.T) {
 	for notes, want := range map[string]float64{
 		"MLPerf Inference v4.1 closed, Server (target 8.6 qps) scenario": 8.6,
 		"Server (target 101 qps) scenario, OpenOrca":                     101,
-		"Offline scenario":                                               0,
-		"target qps unknown":                                             0,
-		"target -3 qps":                                                  0,
-		"":                                                               0,
+		"Offline scenario":   0,
+		"target qps unknown": 0,
+		"target -3 qps":      0,
+		"":                   0,
 	} {
 		if got := targetQPS(notes); got != want {
 			t.Errorf("targetQPS(%q) = %g, want %g", notes, got, want)
