@@ -191,7 +191,7 @@ func targetQPS(notes string) float64 {
 		return 0
 	}
 	var q float64
-	if _, err := fmt.Sscanf(notes[i+len("target "):], "%g qps", &q); err != nil || q <= 0 {
+	if _, err := fmt.Sscanf(notes[i+len("target "):], "%g qps", &q); err != nil || !(q > 0) || math.IsInf(q, 0) {
 		return 0
 	}
 	return q

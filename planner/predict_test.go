@@ -12,6 +12,8 @@ func TestTargetQPS(t *testing.T) {
 		"Offline scenario":   0,
 		"target qps unknown": 0,
 		"target -3 qps":      0,
+		"target NaN qps":     0,
+		"target Inf qps":     0,
 		"":                   0,
 	} {
 		if got := targetQPS(notes); got != want {
@@ -23,8 +25,9 @@ func TestTargetQPS(t *testing.T) {
 func FuzzTargetQPS(f *testing.F) {
 	f.Add("Server (target 8.6 qps)")
 	f.Add("target ")
+	f.Add("target NaN qps")
 	f.Fuzz(func(t *testing.T, notes string) {
-		if q := targetQPS(notes); q < 0 || math.IsNaN(q) {
+		if q := targetQPS(notes); q < 0 || math.IsNaN(q) || math.IsInf(q, 0) {
 			t.Fatalf("targetQPS(%q) = %g", notes, q)
 		}
 	})
