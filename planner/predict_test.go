@@ -58,6 +58,7 @@ func TestOpenLoopArrivals(t *testing.T) {
 	if sat.ReqPerS <= 0 {
 		t.Fatalf("saturated capacity %v", sat.ReqPerS)
 	}
+	alone := Predict(s, Workload{Prompt: 300, Gen: 300, Concurrency: 1}, nil)
 	var prevN int
 	for _, frac := range []float64{0.2, 0.5} {
 		ww := w
@@ -73,8 +74,8 @@ func TestOpenLoopArrivals(t *testing.T) {
 		if pr.TTFT >= sat.TTFT {
 			t.Errorf("at %.0f%% load TTFT %v is not below the saturated %v", frac*100, pr.TTFT, sat.TTFT)
 		}
-		if lim := 3*pr.StepMs + Milliseconds(float64(pr.TTFT)/2); pr.TTFT > lim+Milliseconds(2000) {
-			t.Errorf("TTFT %v far above one prefill and a few steps", pr.TTFT)
+		if lim := alone.TTFT + 3*pr.StepMs; pr.TTFT > lim {
+			t.Errorf("TTFT %v above one request's prefill plus three steps (%v)", pr.TTFT, lim)
 		}
 	}
 	// Offered more than it can serve, it serves its capacity.
