@@ -296,8 +296,8 @@ func fitQueue(c *Catalog, rows []Measurement, p *PerfParams) map[string]float64 
 type CrossValidation struct {
 	Metrics map[Metric]MetricReport `json:"metrics"`
 	Folds   int                     `json:"folds"`
-	// Results are the held-out predictions, one per row.
-	Results []RowResult `json:"-"`
+	// Worst are the held-out rows predicted worst, per metric.
+	Worst map[Metric][]RowResult `json:"worst"`
 }
 
 // LeaveOneHardwareOut refits without each device in turn and predicts that
@@ -327,7 +327,7 @@ func LeaveOneHardwareOut(c *Catalog, rows []Measurement, opt FitOptions, full Pe
 		}
 	}
 	rep := Summarize(c, res)
-	return CrossValidation{Metrics: rep.Metrics, Folds: len(byHW), Results: res}
+	return CrossValidation{Metrics: rep.Metrics, Folds: len(byHW), Worst: rep.Worst}
 }
 
 // FitMemory fits the vLLM memory constants (activation factor, reserve)

@@ -9,7 +9,9 @@ type MLA struct {
 // VisionEncoder is the image tower of a multimodal model, as far as the
 // engine's memory profiling needs it (a ViT run over image crops).
 type VisionEncoder struct {
-	Layers        int `toml:"layers" json:"layers"` // layers actually run (feature layer)
+	// Layers is how many layers run (to the feature layer); the profile
+	// peak does not depend on it, since each layer frees its tensors.
+	Layers        int `toml:"layers" json:"layers"`
 	Hidden        int `toml:"hidden" json:"hidden"`
 	FFN           int `toml:"ffn" json:"ffn"`
 	ImageSize     int `toml:"image_size" json:"image_size"`           // crop side in pixels

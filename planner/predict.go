@@ -201,7 +201,8 @@ func targetQPS(notes string) float64 {
 // the batch is what the KV pool holds (offline) or what the arrival rate
 // keeps in flight (server). A multi-device system that may split into
 // replicas (MLPerf: the submitter tunes its layout) is evaluated at every
-// tensor-parallel width that divides it, keeping the best throughput.
+// power-of-two tensor-parallel width that divides it, keeping the best
+// throughput.
 func predictSaturated(s Scenario, w Workload, p *PerfParams, effD, effP float64, replicate bool) Prediction {
 	widths := []int{s.devices()}
 	if replicate {

@@ -58,6 +58,11 @@ and the fit quality, to a TOML profile. Rebuild to embed the result:
 					}
 				}
 				fmt.Fprintf(w, "leave-one-hardware-out (%d folds): %s\n", x.Folds, s)
+				for _, m := range planner.Metrics {
+					for _, r := range x.Worst[m] {
+						fmt.Fprintf(w, "  held out, worst %-13s %+7.0f%%  %s %s %s c=%d\n", m, r.Signed, r.Row.Hardware, r.Row.Engine, r.Row.Model, r.Row.Concurrency)
+					}
+				}
 				p.Fitted += "; leave-one-hardware-out: " + s
 			}
 			if out == "" {
