@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -46,41 +47,68 @@ func scenario(t testing.TB, c *planner.Catalog, model, hw, engine, quant, kv str
 func pct(got, want float64) float64 { return (got - want) / want * 100 }
 
 // The seeds' KV capacities (happy_vllm model cards, seeds 000 and 001).
+//
+// Those cards print benchmark_llm_serving's estimate floored to a multiple
+// of 25k tokens: make_readmes.py computes int(25 * (max_tokens // 25000))
+// and prints "~%dk" (France-Travail/benchmark_llm_serving,
+// src/benchmark_llm_serving/make_readmes.py, get_max_tokens_in_kv_cache and
+// add_summary_section). "~125k" therefore means an estimate in
+// [125000, 150000). The check is that the card would print the same figure
+// for our prediction: floor(predicted / 25k) × 25k equals the seed.
 func TestSeedKVCapacity(t *testing.T) {
 	c := catalog(t)
 	cases := []struct {
 		name, model, hw, version string
 		maxLen                   planner.Tokens
-		want, tolPct             float64
+		seed                     float64
 	}{
-		{"CodeLlama-7B A100-80GB vLLM 0.4.3 ≈ 100k", "codellama/CodeLlama-7b-Instruct-hf", "nvidia-a100-sxm4-80gb", "0.4.3", 0, 100000, 15},
-		// The seed says "H100" without the variant. With the image
-		// encoder's profile run (8.4 GiB, VLLMVisionProfilePeak) an 80 GB
-		// H100 comes to ~147k (+18%); the 94 GB NVL the measurement row is
-		// mapped to comes to ~181k (+45%): the source's non-KV memory
-		// (~31 GiB on an NVL) is still not explained (see README).
-		{"Phi-3-vision H100 80GB vLLM 0.6.3 ≈ 125k", "microsoft/Phi-3-vision-128k-instruct", "nvidia-h100-sxm5-80gb", "0.6.3.post1", 100000, 125000, 20},
-		{"Phi-3-vision H100 NVL vLLM 0.6.3 ≈ 125k", "microsoft/Phi-3-vision-128k-instruct", "nvidia-h100-nvl-94gb", "0.6.3.post1", 100000, 125000, 50},
+		{"CodeLlama-7B A100-80GB vLLM 0.4.3 ~100k", "codellama/CodeLlama-7b-Instruct-hf", "nvidia-a100-sxm4-80gb", "0.4.3", 0, 100000},
+		// The seed says "H100" without the variant; the 80 GB H100 is
+		// checked here (the image encoder's profile run, 8.4 GiB,
+		// VLLMVisionProfilePeak, is what brings it into the interval).
+		{"Phi-3-vision H100-80GB vLLM 0.6.3 ~125k", "microsoft/Phi-3-vision-128k-instruct", "nvidia-h100-sxm5-80gb", "0.6.3.post1", 100000, 125000},
+		// Same language model without the image encoder, on the card the
+		// same tool ran it on (measurements.csv, France-Travail A100 run).
+		{"Phi-3-mini-128k A100-80GB vLLM 0.6.0 ~125k", "microsoft/Phi-3-mini-128k-instruct", "nvidia-a100-sxm4-80gb", "0.6.0", 0, 125000},
 	}
 	for _, cs := range cases {
 		t.Run(cs.name, func(t *testing.T) {
-			s := scenario(t, c, cs.model, cs.hw, "vllm", "bf16", "bf16")
-			s.EngineVersion = cs.version
-			s.Context = cs.maxLen
-			if s.Context == 0 {
-				s.Context = s.Model.MaxContext
-			}
-			r, err := planner.Fit(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e := pct(float64(r.MaxKVTokens), cs.want)
-			t.Logf("predicted %d tokens, seed %.0f (%+.1f%%)", r.MaxKVTokens, cs.want, e)
-			if e > cs.tolPct || e < -cs.tolPct {
-				t.Errorf("KV tokens %d vs %.0f: %+.1f%% exceeds ±%g%%", r.MaxKVTokens, cs.want, e, cs.tolPct)
+			r := seedFit(t, c, cs.model, cs.hw, cs.version, cs.maxLen)
+			printed := 25000 * math.Floor(float64(r.MaxKVTokens)/25000)
+			t.Logf("predicted %d tokens; the card would print ~%.0fk (seed ~%.0fk)", r.MaxKVTokens, printed/1000, cs.seed/1000)
+			if printed != cs.seed {
+				t.Errorf("KV tokens %d would print as ~%.0fk, seed says ~%.0fk", r.MaxKVTokens, printed/1000, cs.seed/1000)
 			}
 		})
 	}
+	// Known gap, kept visible: measurements.csv maps this seed to the 94 GB
+	// H100 NVL like the source's other H100 runs. There we predict ~181k,
+	// above the card's [125k, 150k) interval; about 13-22 GiB of that card's
+	// non-KV memory is unexplained (docs/modeling.md §1.2). This bound only
+	// guards against the gap growing.
+	t.Run("Phi-3-vision H100-NVL known gap", func(t *testing.T) {
+		r := seedFit(t, c, "microsoft/Phi-3-vision-128k-instruct", "nvidia-h100-nvl-94gb", "0.6.3.post1", 100000)
+		if e := pct(float64(r.MaxKVTokens), 137500); e < 0 || e > 40 {
+			t.Errorf("H100 NVL: %d tokens, %+.1f%% from the interval's midpoint 137.5k (known gap is +32%%)", r.MaxKVTokens, e)
+		}
+	})
+}
+
+// seedFit fits a model with vLLM defaults (bf16 weights and KV) at the
+// given engine version and max_model_len (0: the model's own).
+func seedFit(t *testing.T, c *planner.Catalog, model, hw, version string, maxLen planner.Tokens) planner.FitResult {
+	t.Helper()
+	s := scenario(t, c, model, hw, "vllm", "bf16", "bf16")
+	s.EngineVersion = version
+	s.Context = maxLen
+	if s.Context == 0 {
+		s.Context = s.Model.MaxContext
+	}
+	r, err := planner.Fit(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // Seed 002: Llama-2-7B f16 on Strix Halo 128 GB with vLLM at

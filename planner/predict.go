@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -71,27 +72,43 @@ func copyFormats(m map[Backend][]QuantFamily) map[Backend][]QuantFamily {
 }
 
 // kvOverrides applies the memory settings a kv_tokens row states in its
-// notes (gpu_memory_utilization=0.8, max_model_len=32768,
-// --mem-fraction-static 0.93).
+// notes, in any of the spellings the sources use: "gpu_memory_utilization=0.8",
+// "gpu_memory_utilization 0.9", "max_model_len 100000", "--mem-fraction-static
+// 0.93". A value that does not parse ("max_model_len=None") leaves the
+// engine default.
 func kvOverrides(s *Scenario, notes string) {
-	n := strings.ReplaceAll(notes, " ", "")
-	var f float64
-	for _, key := range []string{"gpu_memory_utilization=", "--mem-fraction-static"} {
-		if i := strings.Index(n, key); i >= 0 {
-			if _, err := fmt.Sscanf(n[i+len(key):], "%g", &f); err == nil && f > 0 && f <= 1 {
-				s.GPUMemoryUtilization = f
-			}
+	for _, key := range []string{"gpu_memory_utilization", "mem-fraction-static", "mem_fraction_static"} {
+		if f, ok := noteSetting(notes, key); ok && f > 0 && f <= 1 {
+			s.GPUMemoryUtilization = f
 		}
 	}
-	var l int64
-	if i := strings.Index(n, "max_model_len="); i >= 0 {
-		if _, err := fmt.Sscanf(n[i+len("max_model_len="):], "%d", &l); err == nil && l > 0 {
-			s.Context = Tokens(l)
-		}
+	if l, ok := noteSetting(notes, "max_model_len"); ok && l >= 1 && l <= 1<<30 && l == math.Trunc(l) {
+		s.Context = Tokens(l)
 	}
 	if s.Context == 0 {
 		s.Context = s.Model.MaxContext
 	}
+}
+
+// noteSetting reads the number that follows key in a row's notes, after
+// optional spaces and one optional '=' or ':'. It reports false when the
+// key is absent or no finite number follows it.
+func noteSetting(notes, key string) (float64, bool) {
+	i := strings.Index(notes, key)
+	if i < 0 {
+		return 0, false
+	}
+	rest := strings.TrimLeft(notes[i+len(key):], " ")
+	rest = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(rest, "="), ":"), " ")
+	end := 0
+	for end < len(rest) && strings.IndexByte("0123456789.eE+-", rest[end]) >= 0 {
+		end++
+	}
+	f, err := strconv.ParseFloat(rest[:end], 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
 }
 
 // IsServing reports whether a row comes from a closed-loop serving

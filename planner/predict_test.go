@@ -33,6 +33,46 @@ func FuzzTargetQPS(f *testing.F) {
 	})
 }
 
+// Rows spell their engine settings several ways; each must reach the
+// scenario (measurements.csv kv_tokens notes).
+func TestKVOverrides(t *testing.T) {
+	m := Model{MaxContext: 131072}
+	cases := []struct {
+		notes   string
+		util    float64
+		context Tokens
+	}{
+		{"gpu_memory_utilization=0.9; max_model_len=None", 0.9, 131072},
+		{"max_model_len 100000; gpu_memory_utilization 0.9", 0.9, 100000},
+		{"gpu_memory_utilization=0.8, max_model_len=29000 (1478 GPU blocks)", 0.8, 29000},
+		{"--mem-fraction-static 0.93; TP=4", 0.93, 131072},
+		{"max_model_len grows because profiling activation peak grows", 0, 131072},
+		{"gpu_memory_utilization=1.5; max_model_len=-3", 0, 131072},
+		{"max_model_len=1e400", 0, 131072},
+		{"", 0, 131072},
+	}
+	for _, c := range cases {
+		s := Scenario{Model: m}
+		kvOverrides(&s, c.notes)
+		if s.GPUMemoryUtilization != c.util || s.Context != c.context {
+			t.Errorf("%q: utilization %g context %d, want %g and %d", c.notes, s.GPUMemoryUtilization, s.Context, c.util, c.context)
+		}
+	}
+}
+
+func FuzzKVOverrides(f *testing.F) {
+	f.Add("max_model_len 100000; gpu_memory_utilization 0.9")
+	f.Add("max_model_len=")
+	f.Add("gpu_memory_utilization:NaN")
+	f.Fuzz(func(t *testing.T, notes string) {
+		s := Scenario{Model: Model{MaxContext: 4096}}
+		kvOverrides(&s, notes)
+		if s.Context < 1 || s.GPUMemoryUtilization < 0 || s.GPUMemoryUtilization > 1 || math.IsNaN(s.GPUMemoryUtilization) {
+			t.Fatalf("%q: context %d utilization %g", notes, s.Context, s.GPUMemoryUtilization)
+		}
+	})
+}
+
 // testServer is a 70B FP8 model on one 141 GB Hopper device with vLLM,
 // built from literals so the test needs no catalog.
 func testServer() Scenario {
