@@ -45,8 +45,12 @@ type Prediction struct {
 
 // Features returns the scenario's feature keys for the efficiency models:
 // device kind, vendor, architecture, engine, backend, weight format, and
-// the interactions engine×backend, arch×engine, engine×quant, plus
-// "nonnative" when the format's math has no native tensor path on the
+// the interactions engine×backend, arch×engine, engine×quant,
+// engine×backend×memory class (a backend's kernels are tuned for the
+// datacenter HBM parts first: vLLM on ROCm runs CDNA's MI300X close to
+// the CUDA parts and RDNA3.5's Strix Halo at half that speed, seed 002 and
+// MLPerf v4.1; without the split each taught the other the wrong speed
+// when held out), "nonnative" when the format's math has no native tensor path on the
 // device (INT8 on RDNA3.5, FP8 on Ampere: modeling.md §3.6, seed 002).
 func Features(s Scenario, b Backend) []string {
 	h := s.Hardware
@@ -61,6 +65,7 @@ func Features(s Scenario, b Backend) []string {
 		"quant=" + s.Quant.ID,
 		"family=" + string(s.Quant.Family),
 		"engine*backend=" + eng + "*" + string(b),
+		"engine*backend*mem=" + eng + "*" + string(b) + "*" + memClass(h.MemoryType),
 		"arch*engine=" + h.Arch + "*" + eng,
 		"engine*family=" + eng + "*" + string(s.Quant.Family),
 	}
