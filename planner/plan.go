@@ -21,6 +21,24 @@ func (o SLO) Meets(p Prediction) bool {
 		(o.MinUserTPS == 0 || p.DecodeTPS >= o.MinUserTPS)
 }
 
+// String reads like the --slo flag: "TTFT ≤ 1 s, TPOT ≤ 50.0 ms".
+func (o SLO) String() string {
+	var parts []string
+	if o.TTFT > 0 {
+		parts = append(parts, "TTFT ≤ "+o.TTFT.String())
+	}
+	if o.TPOT > 0 {
+		parts = append(parts, "TPOT ≤ "+o.TPOT.String())
+	}
+	if o.MinUserTPS > 0 {
+		parts = append(parts, "≥ "+o.MinUserTPS.String()+" per user")
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
 // PlanRequest asks for the best configurations of a model on a machine.
 type PlanRequest struct {
 	Catalog  *Catalog
@@ -62,6 +80,11 @@ type Candidate struct {
 	// parameters used; Source is prior, fitted or calibrated.
 	ErrorBand map[string]float64 `json:"error_band,omitempty"`
 	Source    string             `json:"source"`
+	// For an open-loop arrival rate (Workload.Rate): CapacityReqPerS is
+	// the most requests/s the configuration completes (at the largest
+	// batch its KV pool holds) and Utilization the rate's share of it.
+	CapacityReqPerS float64 `json:"capacity_req_per_s,omitempty"`
+	Utilization     float64 `json:"utilization,omitempty"`
 }
 
 // Label is a short human name: "vllm awq-int4 (fp8 KV, TP2)".
@@ -205,14 +228,80 @@ func Plan(req PlanRequest) PlanResult {
 			}
 		}
 	}
-	rank(res.Ranked, users)
-	res.Pareto = pareto(res.Ranked)
-	explain(res.Ranked, req.SLO)
+	if rate := req.Workload.Rate; rate > 0 {
+		rankAtRate(res.Ranked)
+		res.Pareto = pareto(res.Ranked)
+		explainAtRate(res.Ranked, req.SLO, rate)
+	} else {
+		rank(res.Ranked, users)
+		res.Pareto = pareto(res.Ranked)
+		explain(res.Ranked, req.SLO)
+	}
 	res.Notes = append(res.Notes, "GGUF formats (q8_0 … q4_0) run only in llama.cpp and Ollama; AWQ/GPTQ/FP8/INT8 checkpoints only in vLLM, SGLang, TGI and TensorRT-LLM")
 	if len(res.Ranked) == 0 {
 		res.Notes = append(res.Notes, "no configuration fits this machine; see the dropped list for why")
+	} else if !res.Ranked[0].MeetsSLO {
+		res.Notes = append(res.Notes, advise(req, res.Ranked)...)
 	}
 	return res
+}
+
+// advise says what would make an unmet SLO or arrival rate reachable,
+// from the best figures any configuration reached.
+func advise(req PlanRequest, cs []Candidate) []string {
+	var out []string
+	fastest, quickest := cs[0], cs[0]
+	for _, c := range cs {
+		if c.Curve[0].TPOT < fastest.Curve[0].TPOT {
+			fastest = c
+		}
+		if c.Curve[0].TTFT < quickest.Curve[0].TTFT {
+			quickest = c
+		}
+	}
+	slo, w := req.SLO, req.Workload
+	tpot := fastest.Curve[0].TPOT
+	need := 0.0
+	if slo.TPOT > 0 && tpot > slo.TPOT {
+		need = float64(tpot / slo.TPOT)
+	}
+	if slo.MinUserTPS > 0 && fastest.Curve[0].DecodeTPS < slo.MinUserTPS {
+		need = math.Max(need, float64(slo.MinUserTPS/fastest.Curve[0].DecodeTPS))
+	}
+	if need > 0 {
+		msg := fmt.Sprintf("one user decodes at best at TPOT %s (%s); the SLO needs %.2g× that speed. Decode reads every weight each step: a smaller model or fewer bits per weight, a device with more memory bandwidth", tpot, fastest.Label(), need)
+		if req.Hardware.Kind == KindGPU {
+			if n := nextPow2(int(math.Ceil(need * 1.25))); n <= 8 && n > max(req.Devices, 1) {
+				msg += fmt.Sprintf(", or tensor parallel over about %d devices (--devices %d; all-reduce costs keep it below linear)", n, n)
+			}
+		}
+		out = append(out, msg)
+	}
+	if ttft := quickest.Curve[0].TTFT; slo.TTFT > 0 && ttft > slo.TTFT {
+		p := Tokens(float64(w.Prompt) * float64(slo.TTFT/ttft))
+		out = append(out, fmt.Sprintf("one user's first token comes at best after %s (%s) for %d-token prompts; prefill time grows with the prompt, so prompts of about %d tokens or fewer, more compute (another device, tensor parallel) or a lower-precision format with native kernels would meet TTFT %s", ttft, quickest.Label(), w.Prompt, p, slo.TTFT))
+	}
+	if w.Rate > 0 {
+		best := cs[0]
+		for _, c := range cs {
+			if c.CapacityReqPerS > best.CapacityReqPerS {
+				best = c
+			}
+		}
+		if best.CapacityReqPerS > 0 && w.Rate > MaxPlannedUtilization*best.CapacityReqPerS {
+			n := int(math.Ceil(w.Rate / (MaxPlannedUtilization * best.CapacityReqPerS)))
+			out = append(out, fmt.Sprintf("%.3g req/s is more than one server can take: the highest capacity here is %.3g req/s (%s); at %.0f%% load each, %d replicas of it behind a load balancer, or shorter prompts and outputs", w.Rate, best.CapacityReqPerS, best.Label(), 100*MaxPlannedUtilization, n))
+		}
+	}
+	return out
+}
+
+func nextPow2(n int) int {
+	p := 1
+	for p < n {
+		p *= 2
+	}
+	return p
 }
 
 // runsOn reports whether the engine shares a backend with the device.
@@ -292,6 +381,11 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 	maxC := max(fit.MaxConcurrencyAtContext, 1)
 	w := req.Workload
 	w.Serving = true
+	rate := w.Rate
+	w.Rate = 0 // the curve is closed-loop: N users, each sending again when answered
+	if rate > 0 {
+		users = min(maxC, concurrencySweep[len(concurrencySweep)-1])
+	}
 	best := -1
 	pm := newPerfModel(s, perf) // one model, many batch sizes
 	cand.Curve = make([]Prediction, 0, len(concurrencySweep)+1)
@@ -307,13 +401,46 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 	if len(cand.Curve) > 0 {
 		cand.Source = cand.Curve[0].Source // "calibrated" where this machine's profile applies
 	}
-	if best < 0 {
+	switch {
+	case rate > 0:
+		atRate(&cand, pm, w, rate, users, req.SLO, perf)
+	case best < 0:
 		// Nothing meets the SLO: report single-user figures.
 		cand.Pred, cand.Concurrency = cand.Curve[0], 1
-	} else {
+	default:
 		cand.Pred, cand.Concurrency, cand.MeetsSLO = cand.Curve[best], cand.Curve[best].Concurrency, true
 	}
 	return cand, true
+}
+
+// MaxPlannedUtilization is the share of a configuration's capacity a plan
+// may use at a fixed arrival rate. Queueing delay grows as ρ/(1−ρ) (4× a
+// service time at 0.8, 9× at 0.9), and the speed predictions carry the
+// error bands validate reports, so a plan keeps a fifth in reserve.
+const MaxPlannedUtilization = 0.8
+
+// atRate sets a candidate's operating point for open-loop Poisson arrivals
+// at rate requests/s (modeling.md §3.2). Capacity is the request rate at
+// the largest batch the KV pool holds (capN); at or above it the queue
+// grows without bound and the candidate cannot serve the workload. Below
+// it the batch in flight is the fixed point of Little's law (littleBatch)
+// and the engine is given n + 3√n slots: the number in flight of an
+// infinite-server queue is Poisson(n), so bursts rarely wait for a slot.
+func atRate(cand *Candidate, pm perfModel, w Workload, rate float64, capN int, slo SLO, perf *PerfParams) {
+	w.Concurrency = capN
+	capacity := predictWith(pm, w, perf)
+	cand.CapacityReqPerS = capacity.ReqPerS
+	cand.Utilization = rate / capacity.ReqPerS
+	if !(rate < capacity.ReqPerS) {
+		cand.Pred, cand.Concurrency, cand.MeetsSLO = capacity, capN, false
+		return
+	}
+	w.Rate = rate
+	n := littleBatch(pm, w, perf, rate, capN)
+	w.Concurrency = n
+	cand.Pred = predictWith(pm, w, perf)
+	cand.Concurrency = min(capN, int(math.Ceil(float64(n)+3*math.Sqrt(float64(n)))))
+	cand.MeetsSLO = slo.Meets(cand.Pred) && cand.Utilization <= MaxPlannedUtilization
 }
 
 func sweepPoint(cand *Candidate, pm perfModel, w Workload, n int, slo SLO, perf *PerfParams, best int) int {
@@ -406,6 +533,9 @@ func explain(cs []Candidate, slo SLO) {
 		return
 	}
 	best := cs[0]
+	if !best.MeetsSLO {
+		cs[0].Why = sloMiss(best.Curve[0], slo)
+	}
 	for i := 1; i < len(cs); i++ {
 		c := &cs[i]
 		switch {
@@ -415,6 +545,55 @@ func explain(cs []Candidate, slo SLO) {
 			c.Why = fmt.Sprintf("%.0f%% lower total throughput (%s vs %s at %d users)", 100*(1-float64(c.Pred.TotalTPS)/float64(best.Pred.TotalTPS)), c.Pred.TotalTPS, best.Pred.TotalTPS, c.Concurrency)
 		default:
 			c.Why = "within 3% of the best; ranked by weight precision and device count"
+		}
+		if c.Fit.Verdict == FitsWithOffload {
+			c.Why += "; layers offloaded to system RAM"
+		}
+	}
+}
+
+// rankAtRate orders candidates for a fixed arrival rate. Every candidate
+// that keeps up delivers the same throughput, so among those meeting the
+// SLO the fewest devices win, then the most weight bits (quality), then
+// the lowest TPOT; the rest follow by capacity.
+func rankAtRate(cs []Candidate) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := &cs[i], &cs[j]
+		if a.MeetsSLO != b.MeetsSLO {
+			return a.MeetsSLO
+		}
+		if !a.MeetsSLO {
+			return a.CapacityReqPerS > b.CapacityReqPerS
+		}
+		if a.Devices != b.Devices {
+			return a.Devices < b.Devices
+		}
+		if qa, qb := a.Scenario.Quant.LinearBPW, b.Scenario.Quant.LinearBPW; qa != qb {
+			return qa > qb
+		}
+		return a.Pred.TPOT < b.Pred.TPOT
+	})
+}
+
+// explainAtRate fills Why for every runner-up of a fixed-rate plan.
+func explainAtRate(cs []Candidate, slo SLO, rate float64) {
+	for i := range cs {
+		c := &cs[i]
+		switch {
+		case c.Utilization >= 1:
+			c.Why = fmt.Sprintf("cannot keep up with %.3g req/s: capacity %.3g req/s at %d sequences", rate, c.CapacityReqPerS, c.Pred.Concurrency)
+		case !c.MeetsSLO && !slo.Meets(c.Pred):
+			c.Why = strings.Replace(sloMiss(c.Pred, slo), "even with one user", fmt.Sprintf("at %.3g req/s", rate), 1)
+		case !c.MeetsSLO:
+			c.Why = fmt.Sprintf("would run at %.0f%% of its capacity (%.3g req/s); plans keep under %.0f%%", 100*c.Utilization, c.CapacityReqPerS, 100*MaxPlannedUtilization)
+		case i == 0:
+			continue
+		case c.Devices > cs[0].Devices:
+			c.Why = fmt.Sprintf("needs %d devices, the best %d", c.Devices, cs[0].Devices)
+		case c.Scenario.Quant.LinearBPW < cs[0].Scenario.Quant.LinearBPW:
+			c.Why = fmt.Sprintf("fewer weight bits (%.3g vs %.3g)", c.Scenario.Quant.LinearBPW, cs[0].Scenario.Quant.LinearBPW)
+		default:
+			c.Why = fmt.Sprintf("slower per user (TPOT %s vs %s)", c.Pred.TPOT, cs[0].Pred.TPOT)
 		}
 		if c.Fit.Verdict == FitsWithOffload {
 			c.Why += "; layers offloaded to system RAM"

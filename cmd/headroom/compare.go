@@ -71,7 +71,7 @@ func newCompareCmd(g *globalOptions) *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(rows)
 			}
-			fmt.Fprintf(out, "%s — %d users, %d-token prompts, %d generated\n\n", req.Model.ID, req.Workload.Concurrency, req.Workload.Prompt, req.Workload.Gen)
+			fmt.Fprintf(out, "%s — %s, %d-token prompts, %d generated\n\n", req.Model.ID, loadText(req.Workload), req.Workload.Prompt, req.Workload.Gen)
 			tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "HARDWARE\tFITS\tBEST\t1-USER TOK/S\tTTFT\tTOTAL TOK/S\tUSERS\tTOK/S PER $1K\tTOK/S PER W\tNOTE")
 			for _, r := range rows {

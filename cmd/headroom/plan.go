@@ -46,11 +46,33 @@ func parseWorkload(s string) (planner.Workload, error) {
 				return w, fmt.Errorf("--workload users=%s: want 1 to 100000", v)
 			}
 			w.Concurrency = n
+		case "rate", "qps", "rps":
+			r, err := parseRate(v)
+			if err != nil {
+				return w, fmt.Errorf("--workload rate=%s: %v", v, err)
+			}
+			w.Rate = r
 		default:
-			return w, fmt.Errorf("--workload: unknown key %q (prompt, gen, users)", k)
+			return w, fmt.Errorf("--workload: unknown key %q (prompt, gen, users, rate)", k)
 		}
 	}
 	return w, nil
+}
+
+// parseRate reads an arrival rate in requests/s: "2.5", "2.5/s" or "90/min".
+func parseRate(v string) (float64, error) {
+	per := 1.0
+	switch {
+	case strings.HasSuffix(v, "/min"):
+		v, per = strings.TrimSuffix(v, "/min"), 60
+	case strings.HasSuffix(v, "/s"):
+		v = strings.TrimSuffix(v, "/s")
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f > 0) || f > 1e6 {
+		return 0, fmt.Errorf("want requests per second above 0 and at most 1e6, like 2.5, 2.5/s or 90/min")
+	}
+	return f / per, nil
 }
 
 // parseSLO reads "ttft=500ms,tpot=50ms" or "tps=20" (tok/s per user).
@@ -209,14 +231,19 @@ func newPlanCmd(g *globalOptions) *cobra.Command {
 				fmt.Fprintf(out, "\nLaunch (%s):\n%s", best.Label(), l)
 			}
 			if o.export != "" {
-				return exportPlan(o.export, req, best, o.docker)
+				if err := exportPlan(o.export, req, best, o.docker); err != nil {
+					return err
+				}
+			}
+			if !best.MeetsSLO {
+				return withCode(exitMissSLO, nil)
 			}
 			return nil
 		},
 	}
 	o.scen.register(cmd, false)
 	f := cmd.Flags()
-	f.StringVar(&o.workload, "workload", "", "prompt=TOKENS,gen=TOKENS,users=N (default prompt=1024,gen=256,users=1)")
+	f.StringVar(&o.workload, "workload", "", "prompt=TOKENS,gen=TOKENS,users=N or rate=REQ/S (default prompt=1024,gen=256,users=1); rate= plans for requests arriving at random instead of N users in a loop")
 	f.StringVar(&o.slo, "slo", "", "latency target: ttft=500ms,tpot=50ms or tps=20 (tok/s per user)")
 	f.StringVar(&o.engines, "engines", "", "only these engines, comma-separated")
 	f.StringVar(&o.quants, "quants", "", "only these weight formats, comma-separated")
@@ -245,24 +272,46 @@ func band(c planner.Candidate, m planner.Metric) string {
 	return ""
 }
 
+// loadText describes a workload's load: N users in a loop, or a rate.
+func loadText(wl planner.Workload) string {
+	if wl.Rate > 0 {
+		return fmt.Sprintf("%.3g requests/s arriving at random (Poisson)", wl.Rate)
+	}
+	if wl.Concurrency == 1 {
+		return "1 user"
+	}
+	return fmt.Sprintf("%d users", wl.Concurrency)
+}
+
 func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, note string, top int) {
 	if note != "" {
 		fmt.Fprintf(w, "Machine: %s\n", note)
 	}
 	wl := req.Workload
-	fmt.Fprintf(w, "%s on %d × %s — %d users, %d-token prompts, %d generated", req.Model.ID, max(req.Devices, 1), req.Hardware.Name, wl.Concurrency, wl.Prompt, wl.Gen)
+	fmt.Fprintf(w, "%s on %d × %s — %s, %d-token prompts, %d generated", req.Model.ID, max(req.Devices, 1), req.Hardware.Name, loadText(wl), wl.Prompt, wl.Gen)
 	if req.SLO != (planner.SLO{}) {
-		fmt.Fprintf(w, ", SLO %+v", req.SLO)
+		fmt.Fprintf(w, ", SLO %s", req.SLO)
 	}
 	fmt.Fprintln(w)
 	if len(res.Ranked) == 0 {
 		fmt.Fprintln(w, "\nNothing fits.")
 	} else {
 		b := res.Ranked[0]
-		fmt.Fprintf(w, "\nBest: %s on %s — %d users at %s each (%s total), TTFT %s, TPOT %s  [%s%s]\n",
-			b.Label(), b.Backend, b.Concurrency, b.Pred.DecodeTPS, b.Pred.TotalTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
+		if wl.Rate > 0 {
+			fmt.Fprintf(w, "\nBest: %s on %s — %s total, %s per request, TTFT %s, TPOT %s  [%s%s]\n",
+				b.Label(), b.Backend, b.Pred.TotalTPS, b.Pred.DecodeTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
+			fmt.Fprintf(w, "  %d requests in flight on average, %.0f%% of its capacity (%.3g req/s); allow %d concurrent sequences for bursts\n",
+				b.Pred.Concurrency, 100*b.Utilization, b.CapacityReqPerS, b.Concurrency)
+		} else {
+			fmt.Fprintf(w, "\nBest: %s on %s — %d users at %s each (%s total), TTFT %s, TPOT %s  [%s%s]\n",
+				b.Label(), b.Backend, b.Concurrency, b.Pred.DecodeTPS, b.Pred.TotalTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
+		}
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "\n#\tCONFIG\tUSERS\tTTFT\tTPOT\tTOK/S/USER\tTOTAL TOK/S\tKV POOL\tSLO\tWHY NOT FIRST")
+		users := "USERS"
+		if wl.Rate > 0 {
+			users = "SLOTS"
+		}
+		fmt.Fprintln(tw, "\n#\tCONFIG\t"+users+"\tTTFT\tTPOT\tTOK/S/USER\tTOTAL TOK/S\tKV POOL\tSLO\tWHY NOT FIRST")
 		for i, c := range res.Ranked {
 			if i >= top {
 				break
@@ -280,6 +329,12 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 		fmt.Fprintln(w, "\nPareto front (total vs per-user tok/s):")
 		for _, c := range res.Pareto {
 			fmt.Fprintf(w, "  %-34s %7.0f total  %6.1f per user  (%d users)\n", c.Label(), float64(c.Pred.TotalTPS), float64(c.Pred.DecodeTPS), c.Concurrency)
+		}
+	}
+	if len(res.Notes) > 0 {
+		fmt.Fprintln(w, "\nNotes:")
+		for _, n := range res.Notes {
+			fmt.Fprintf(w, "  - %s\n", n)
 		}
 	}
 	if len(res.Dropped) > 0 {

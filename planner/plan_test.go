@@ -1,0 +1,111 @@
+package planner_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/headroom-planner/headroom/planner"
+)
+
+func planAtRate(t *testing.T, c *planner.Catalog, rate float64, slo planner.SLO) planner.PlanResult {
+	t.Helper()
+	m, err := c.FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := c.FindHardware("nvidia-rtx-4090")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, SLO: slo,
+		Workload: planner.Workload{Prompt: 1024, Gen: 256, Rate: rate}})
+}
+
+// A plan for requests arriving at random at a fixed rate: the best
+// configuration completes what arrives (Little's law: req/s = rate, output
+// tok/s = rate × gen), keeps a fifth of its capacity in reserve, and gets
+// more slots than the mean batch so bursts do not queue.
+func TestPlanAtRate(t *testing.T) {
+	c := catalog(t)
+	slo := planner.SLO{TTFT: 2000, TPOT: 100}
+	for _, rate := range []float64{0.5, 1, 2} {
+		res := planAtRate(t, c, rate, slo)
+		best, ok := res.Best()
+		if !ok || !best.MeetsSLO {
+			t.Fatalf("rate %g: no plan meets the SLO: %+v", rate, best.Why)
+		}
+		if e := math.Abs(best.Pred.ReqPerS-rate) / rate; e > 0.1 {
+			t.Errorf("rate %g: predicted %.3g req/s completed, want the offered rate ±10%%", rate, best.Pred.ReqPerS)
+		}
+		if e := math.Abs(float64(best.Pred.TotalTPS)-rate*256) / (rate * 256); e > 0.1 {
+			t.Errorf("rate %g: %s output, want %.0f tok/s ±10%%", rate, best.Pred.TotalTPS, rate*256)
+		}
+		if best.Utilization > planner.MaxPlannedUtilization || best.Utilization <= 0 {
+			t.Errorf("rate %g: utilization %.2f outside (0, %.1f]", rate, best.Utilization, planner.MaxPlannedUtilization)
+		}
+		if math.Abs(best.Utilization*best.CapacityReqPerS-rate) > 1e-9*rate {
+			t.Errorf("rate %g: utilization %.3f × capacity %.3f ≠ rate", rate, best.Utilization, best.CapacityReqPerS)
+		}
+		if best.Concurrency <= best.Pred.Concurrency || best.Concurrency > best.Fit.MaxConcurrencyAtContext {
+			t.Errorf("rate %g: %d slots for a mean batch of %d (KV pool holds %d)", rate, best.Concurrency, best.Pred.Concurrency, best.Fit.MaxConcurrencyAtContext)
+		}
+		// Ranking: every candidate that meets comes first, fewest devices
+		// first among them; the others each say why.
+		met := true
+		for i, cand := range res.Ranked {
+			if cand.MeetsSLO && !met {
+				t.Errorf("rate %g: #%d %s meets but ranks below one that does not", rate, i+1, cand.Label())
+			}
+			met = met && cand.MeetsSLO
+			if i > 0 && cand.Why == "" {
+				t.Errorf("rate %g: #%d %s has no reason", rate, i+1, cand.Label())
+			}
+		}
+	}
+	// The same configuration works harder at a higher rate.
+	lo, hi := planAtRate(t, c, 0.5, slo), planAtRate(t, c, 1, slo)
+	for _, a := range lo.Ranked {
+		for _, b := range hi.Ranked {
+			if a.Label() == b.Label() && !(b.Utilization > a.Utilization) {
+				t.Errorf("%s: utilization %.2f at 1 req/s not above %.2f at 0.5", a.Label(), b.Utilization, a.Utilization)
+			}
+		}
+	}
+}
+
+// A rate no single server can take gets what would: replicas of the
+// highest-capacity configuration.
+func TestPlanAtRateOverload(t *testing.T) {
+	res := planAtRate(t, catalog(t), 500, planner.SLO{})
+	if len(res.Ranked) == 0 {
+		t.Fatal("nothing ranked")
+	}
+	for _, cand := range res.Ranked {
+		if cand.MeetsSLO || !strings.Contains(cand.Why, "cannot keep up") {
+			t.Fatalf("%s at 500 req/s: meets=%v why=%q", cand.Label(), cand.MeetsSLO, cand.Why)
+		}
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "replicas") {
+		t.Errorf("no advice on replicas: %q", res.Notes)
+	}
+}
+
+// An SLO no configuration meets says by how much and what would help.
+func TestPlanImpossibleSLOAdvice(t *testing.T) {
+	c := catalog(t)
+	m, _ := c.FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	h, _ := c.FindHardware("nvidia-rtx-4090")
+	res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m,
+		Workload: planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 1}, SLO: planner.SLO{TTFT: 5, TPOT: 1}})
+	best, ok := res.Best()
+	if !ok || best.MeetsSLO || !strings.Contains(best.Why, "TPOT") {
+		t.Fatalf("best %s: meets=%v why=%q", best.Label(), best.MeetsSLO, best.Why)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	for _, want := range []string{"the SLO needs", "fewer bits per weight", "prompts of about"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("advice lacks %q: %s", want, notes)
+		}
+	}
+}
