@@ -140,7 +140,8 @@ func WorkloadFor(m Measurement) Workload {
 		w.Saturate, w.Serving = true, true
 		w.Prompt, w.Gen = 300, 300
 		w.Rate = targetQPS(m.Notes)
-		w.VariableLengths = w.Rate > 0
+		// OpenOrca request lengths vary in both scenarios, Offline too.
+		w.VariableLengths = true
 	}
 	if m.Metric == MetricTG && !w.Serving {
 		// llama-bench tgN decodes from depth d with no prompt in the cache.
