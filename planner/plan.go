@@ -429,6 +429,12 @@ const MaxPlannedUtilization = 0.8
 func atRate(cand *Candidate, pm perfModel, w Workload, rate float64, capN int, slo SLO, perf *PerfParams) {
 	w.Concurrency = capN
 	capacity := predictWith(pm, w, perf)
+	if !(capacity.ReqPerS > 0) || math.IsInf(capacity.ReqPerS, 0) {
+		// No usable capacity figure: say it cannot keep up rather than
+		// put NaN or Inf into the plan (and its JSON).
+		cand.Pred, cand.Concurrency, cand.Utilization = capacity, capN, 1
+		return
+	}
 	cand.CapacityReqPerS = capacity.ReqPerS
 	cand.Utilization = rate / capacity.ReqPerS
 	if !(rate < capacity.ReqPerS) {

@@ -104,6 +104,9 @@ func noteSetting(notes, key string) (float64, bool) {
 	for end < len(rest) && strings.IndexByte("0123456789.eE+-", rest[end]) >= 0 {
 		end++
 	}
+	if end < len(rest) && (rest[end]|0x20 >= 'a' && rest[end]|0x20 <= 'z') {
+		return 0, false // "32k", "0.9x": a unit or suffix this reader does not know
+	}
 	f, err := strconv.ParseFloat(rest[:end], 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, false

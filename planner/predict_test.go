@@ -49,6 +49,7 @@ func TestKVOverrides(t *testing.T) {
 		{"max_model_len grows because profiling activation peak grows", 0, 131072},
 		{"gpu_memory_utilization=1.5; max_model_len=-3", 0, 131072},
 		{"max_model_len=1e400", 0, 131072},
+		{"max_model_len 32k; gpu_memory_utilization 0.9x", 0, 131072},
 		{"", 0, 131072},
 	}
 	for _, c := range cases {
