@@ -78,7 +78,7 @@ func compareOne(req PlanRequest) CompareRow {
 	} else {
 		row.Why = best.Why
 		if row.Why == "" {
-			row.Why = sloMiss(best.Curve[0], req.SLO)
+			row.Why = sloMiss(best.Curve[0], req.SLO, "even with one user")
 		}
 	}
 	if row.PriceUSD > 0 {

@@ -427,26 +427,23 @@ const MaxPlannedUtilization = 0.8
 // and the engine is given n + 3√n slots: the number in flight of an
 // infinite-server queue is Poisson(n), so bursts rarely wait for a slot.
 func atRate(cand *Candidate, pm perfModel, w Workload, rate float64, capN int, slo SLO, perf *PerfParams) {
-	w.Concurrency = capN
-	capacity := predictWith(pm, w, perf)
+	pr, capacity, keepsUp := operatingPoint(pm, w, perf, rate, capN)
+	cand.Pred = pr
 	if !(capacity.ReqPerS > 0) || math.IsInf(capacity.ReqPerS, 0) {
 		// No usable capacity figure: say it cannot keep up rather than
 		// put NaN or Inf into the plan (and its JSON).
-		cand.Pred, cand.Concurrency, cand.Utilization = capacity, capN, 1
+		cand.Concurrency, cand.Utilization = capN, 1
 		return
 	}
 	cand.CapacityReqPerS = capacity.ReqPerS
 	cand.Utilization = rate / capacity.ReqPerS
-	if !(rate < capacity.ReqPerS) {
-		cand.Pred, cand.Concurrency, cand.MeetsSLO = capacity, capN, false
+	if !keepsUp {
+		cand.Concurrency = capN
 		return
 	}
-	w.Rate = rate
-	n := littleBatch(pm, w, perf, rate, capN)
-	w.Concurrency = n
-	cand.Pred = predictWith(pm, w, perf)
-	cand.Concurrency = min(capN, int(math.Ceil(float64(n)+3*math.Sqrt(float64(n)))))
-	cand.MeetsSLO = slo.Meets(cand.Pred) && cand.Utilization <= MaxPlannedUtilization
+	n := float64(pr.Concurrency)
+	cand.Concurrency = min(capN, int(math.Ceil(n+3*math.Sqrt(n))))
+	cand.MeetsSLO = slo.Meets(pr) && cand.Utilization <= MaxPlannedUtilization
 }
 
 func sweepPoint(cand *Candidate, pm perfModel, w Workload, n int, slo SLO, perf *PerfParams, best int) int {
@@ -540,13 +537,13 @@ func explain(cs []Candidate, slo SLO) {
 	}
 	best := cs[0]
 	if !best.MeetsSLO {
-		cs[0].Why = sloMiss(best.Curve[0], slo)
+		cs[0].Why = sloMiss(best.Curve[0], slo, "even with one user")
 	}
 	for i := 1; i < len(cs); i++ {
 		c := &cs[i]
 		switch {
 		case !c.MeetsSLO:
-			c.Why = sloMiss(c.Curve[0], slo)
+			c.Why = sloMiss(c.Curve[0], slo, "even with one user")
 		case best.MeetsSLO && c.Pred.TotalTPS < best.Pred.TotalTPS:
 			c.Why = fmt.Sprintf("%.0f%% lower total throughput (%s vs %s at %d users)", 100*(1-float64(c.Pred.TotalTPS)/float64(best.Pred.TotalTPS)), c.Pred.TotalTPS, best.Pred.TotalTPS, c.Concurrency)
 		default:
@@ -588,8 +585,8 @@ func explainAtRate(cs []Candidate, slo SLO, rate float64) {
 		switch {
 		case c.Utilization >= 1:
 			c.Why = fmt.Sprintf("cannot keep up with %.3g req/s: capacity %.3g req/s at %d sequences", rate, c.CapacityReqPerS, c.Pred.Concurrency)
-		case !c.MeetsSLO && !slo.Meets(c.Pred):
-			c.Why = strings.Replace(sloMiss(c.Pred, slo), "even with one user", fmt.Sprintf("at %.3g req/s", rate), 1)
+		case !slo.Meets(c.Pred):
+			c.Why = sloMiss(c.Pred, slo, fmt.Sprintf("at %.3g req/s", rate))
 		case !c.MeetsSLO:
 			c.Why = fmt.Sprintf("would run at %.0f%% of its capacity (%.3g req/s); plans keep under %.0f%%", 100*c.Utilization, c.CapacityReqPerS, 100*MaxPlannedUtilization)
 		case i == 0:
@@ -607,7 +604,8 @@ func explainAtRate(cs []Candidate, slo SLO, rate float64) {
 	}
 }
 
-func sloMiss(p Prediction, slo SLO) string {
+// sloMiss names the SLO terms p misses; when says under what load.
+func sloMiss(p Prediction, slo SLO, when string) string {
 	var miss []string
 	if slo.TTFT > 0 && p.TTFT > slo.TTFT {
 		miss = append(miss, fmt.Sprintf("TTFT %s > %s", p.TTFT, slo.TTFT))
@@ -618,5 +616,5 @@ func sloMiss(p Prediction, slo SLO) string {
 	if slo.MinUserTPS > 0 && p.DecodeTPS < slo.MinUserTPS {
 		miss = append(miss, fmt.Sprintf("%s per user < %s", p.DecodeTPS, slo.MinUserTPS))
 	}
-	return "misses the SLO even with one user: " + strings.Join(miss, ", ")
+	return "misses the SLO " + when + ": " + strings.Join(miss, ", ")
 }

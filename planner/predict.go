@@ -242,29 +242,34 @@ func predictSaturated(s Scenario, w Workload, p *PerfParams, effD, effP float64,
 		replicas := float64(s.devices() / tp)
 		batch := saturatedBatch(ss, w)
 		pm := newPerfModelEff(ss, p, effD, effP)
-		ww := w
-		ww.Rate = 0
-		ww.Concurrency = batch
-		capacity := predictWith(pm, ww, p)
+		pr, capacity, _ := operatingPoint(pm, w, p, w.Rate/replicas, batch)
 		capTPS := float64(capacity.TotalTPS) * replicas
 		if capTPS <= bestCap {
 			continue
 		}
 		bestCap = capTPS
-		pr := capacity
-		if w.Rate > 0 && w.Rate/replicas < capacity.ReqPerS {
-			// Below capacity the batch is what the rate keeps in
-			// flight; at or above it the queue grows and the server
-			// runs saturated.
-			ww.Rate = w.Rate / replicas
-			ww.Concurrency = littleBatch(pm, ww, p, ww.Rate, batch)
-			pr = predictWith(pm, ww, p)
-		}
 		pr.TotalTPS *= TokensPerSecond(replicas)
 		pr.ReqPerS *= replicas
 		best = pr
 	}
 	return best
+}
+
+// operatingPoint is where a server with at most capN sequences runs under
+// open-loop arrivals at rate requests/s (0: saturated). capacity is the
+// prediction at capN with no rate (closed loop, the most it completes).
+// Below capacity the batch is what the rate keeps in flight (littleBatch)
+// and keepsUp is true; at or above it the queue grows and the server runs
+// saturated, so pr is capacity.
+func operatingPoint(pm perfModel, w Workload, p *PerfParams, rate float64, capN int) (pr, capacity Prediction, keepsUp bool) {
+	w.Rate, w.Concurrency = 0, capN
+	capacity = predictWith(pm, w, p)
+	if !(rate > 0 && rate < capacity.ReqPerS) {
+		return capacity, capacity, false
+	}
+	w.Rate = rate
+	w.Concurrency = littleBatch(pm, w, p, rate, capN)
+	return predictWith(pm, w, p), capacity, true
 }
 
 // littleBatch is the batch an open-loop arrival rate λ keeps in flight:
