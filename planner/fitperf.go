@@ -195,8 +195,10 @@ func FitPerf(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
 				p.Prefill = e
 			}
 		}
+		// The queue split moves time between TTFT and TPOT, whose rows
+		// the next round's decode fit inverts.
+		p.QueueFactor = fitQueue(c, rows, &p)
 	}
-	p.QueueFactor = fitQueue(c, rows, &p)
 	return p
 }
 
@@ -256,17 +258,18 @@ func fitQueue(c *Catalog, rows []Measurement, p *PerfParams) map[string]float64 
 	byEngine := map[string][]Measurement{}
 	for _, m := range rows {
 		if m.Metric == MetricTTFT && IsServing(m) && m.Concurrency > 1 {
-			k := m.Engine
-			if WorkloadFor(m).VariableLengths {
-				k += "/variable"
+			s, err := ScenarioFor(c, m)
+			if err != nil {
+				continue
 			}
+			k := queueKey(s, WorkloadFor(m).VariableLengths)
 			byEngine[k] = append(byEngine[k], m)
 		}
 	}
 	out := map[string]float64{}
 	for eng, ms := range byEngine {
 		loss := func(x []float64) float64 {
-			q := math.Max(0, x[0])
+			q := math.Min(1, math.Max(0, x[0]))
 			pp := *p
 			pp.QueueFactor = map[string]float64{eng: q}
 			var errs []float64
@@ -287,7 +290,7 @@ func fitQueue(c *Catalog, rows []Measurement, p *PerfParams) map[string]float64 
 		if err != nil {
 			continue
 		}
-		out[eng] = math.Round(math.Max(0, res.X[0])*1000) / 1000
+		out[eng] = math.Round(math.Min(1, math.Max(0, res.X[0]))*1000) / 1000
 	}
 	return out
 }
@@ -298,6 +301,8 @@ type CrossValidation struct {
 	Folds   int                     `json:"folds"`
 	// Worst are the held-out rows predicted worst, per metric.
 	Worst map[Metric][]RowResult `json:"worst"`
+	// Results are every held-out row's prediction.
+	Results []RowResult `json:"-"`
 }
 
 // LeaveOneHardwareOut refits without each device in turn and predicts that
@@ -327,7 +332,7 @@ func LeaveOneHardwareOut(c *Catalog, rows []Measurement, opt FitOptions, full Pe
 		}
 	}
 	rep := Summarize(c, res)
-	return CrossValidation{Metrics: rep.Metrics, Folds: len(byHW), Worst: rep.Worst}
+	return CrossValidation{Metrics: rep.Metrics, Folds: len(byHW), Worst: rep.Worst, Results: res}
 }
 
 // FitMemory fits the vLLM memory constants (activation factor, reserve)

@@ -29,8 +29,11 @@ type Workload struct {
 
 // Prediction is the speed answer for a scenario and workload.
 type Prediction struct {
-	PrefillTPS  TokensPerSecond `json:"prefill_tps"`    // prompt tokens/s of one prefill
-	DecodeTPS   TokensPerSecond `json:"decode_tps"`     // tokens/s seen by one request
+	PrefillTPS TokensPerSecond `json:"prefill_tps"` // prompt tokens/s of one prefill
+	DecodeTPS  TokensPerSecond `json:"decode_tps"`  // tokens/s seen by one request
+	// RequestTPS is one request's tokens over its whole time in the
+	// server, TTFT included: gen / (TTFT + (gen−1)·TPOT).
+	RequestTPS  TokensPerSecond `json:"request_tps"`
 	TotalTPS    TokensPerSecond `json:"total_tps"`      // output tokens/s of all requests
 	TTFT        Milliseconds    `json:"ttft_ms"`        // time to first token
 	TPOT        Milliseconds    `json:"tpot_ms"`        // time per output token after the first
@@ -341,21 +344,78 @@ func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 }
 
 // queueFactor is the fitted share of other requests' prefills a new
-// request waits for; 0.5 without a fit.
-func queueFactor(p *PerfParams, e EngineID, variable bool) float64 {
-	k := string(e)
-	if variable {
-		k += "/variable"
-	}
+// request waits for, keyed by engine, scheduling (queueKey) and whether
+// request lengths vary; a key the fit never saw falls back to the same
+// engine without the scheduling split, then to 0.5 (0.25 with varied
+// lengths).
+func queueFactor(p *PerfParams, s Scenario, variable bool) float64 {
 	if p != nil {
-		if v, ok := p.QueueFactor[k]; ok {
-			return v
+		for _, k := range []string{queueKey(s, variable), queueKey(Scenario{Engine: s.Engine, EngineVersion: "0"}, variable)} {
+			if v, ok := p.QueueFactor[k]; ok {
+				return v
+			}
 		}
 	}
 	if variable {
 		return 0.25
 	}
 	return 0.5
+}
+
+// queueKey names the queueing regime a serving scenario runs in: the
+// engine, "/chunked" when it chunks prefills by default, "/variable" for
+// varied request lengths.
+func queueKey(s Scenario, variable bool) string {
+	k := string(s.Engine.ID)
+	if chunkedPrefill(s) {
+		k += "/chunked"
+	}
+	if variable {
+		k += "/variable"
+	}
+	return k
+}
+
+// chunkedPrefill reports whether the engine, as launched with its
+// defaults, splits prompts into chunks that ride in decode steps
+// (decode-first scheduling) rather than running whole prefills that stall
+// every decode (prefill-first). New requests then queue for a token
+// budget per step instead of behind whole prompts, which changes TTFT
+// under load by several times (France-Travail benchmark_llm_serving runs:
+// 128k-context models on vLLM 0.5.3–0.7 queue 2–6× less at 38 clients
+// than 8k/32k-context ones on the same versions).
+//
+//   - vLLM V1 (0.8+) always chunks. V0 from 0.5.3 (PR #6666) chunks when
+//     max_model_len > 32K, the device is a GPU and the model has no
+//     sliding window and, from 0.6.1 (PR #8425), no image encoder
+//     (vllm/engine/arg_utils.py create_engine_config).
+//   - SGLang chunks by default (--chunked-prefill-size), llama-server and
+//     Ollama batch prompt tokens with other slots' decodes (-b), TGI 3
+//     chunks prefills.
+func chunkedPrefill(s Scenario) bool {
+	switch s.Engine.Policy {
+	case "sglang", "llamacpp", "ollama":
+		return true
+	case "tgi":
+		return VersionAtLeast(s.EngineVersion, "3.0.0")
+	case "vllm":
+		v := s.EngineVersion
+		if VersionAtLeast(v, "0.8.0") {
+			return true
+		}
+		if !VersionAtLeast(v, "0.5.3") || s.Hardware.Kind == KindCPU {
+			return false
+		}
+		maxLen := s.Context
+		if maxLen <= 0 {
+			maxLen = s.Model.MaxContext
+		}
+		if maxLen <= 32768 || s.Model.SlidingWindow > 0 {
+			return false
+		}
+		return s.Model.Vision == nil || !VersionAtLeast(v, "0.6.1")
+	}
+	return false
 }
 
 // smallBatchGEMM is the share of prefill GEMM efficiency a decode batch of
@@ -411,29 +471,39 @@ func predictWith(pm perfModel, w Workload, p *PerfParams) Prediction {
 	tPre := pm.prefill(math.Max(prompt, 1), float64(w.Depth))
 	ttft := tPre
 	if w.Serving && b > 1 {
-		// Each request sees the other b−1 requests' prefills spread over
-		// its gen steps (continuous batching, modeling.md §3.2). On
-		// arrival it waits for the step in flight (½ step), its prefill
-		// rides in a step with the others' decodes (+1 step), and it
-		// queues behind a share qf of the others' prefills: large when
-		// requests arrive in waves (fixed lengths), small when lengths
-		// vary and arrivals spread out (fitted per engine).
+		// Continuous batching (modeling.md §3.2): in each request's cycle
+		// the server also runs the other b−1 requests' prefills. On
+		// arrival a request waits for the step in flight (½ step) and its
+		// prefill rides in a step with the others' decodes (+1 step).
 		chunk := pm.prefillCompute(prompt, float64(w.Depth))
-		tpot += float64(b-1) * chunk / gen
-		waiting := queueFactor(p, s.Engine.ID, w.VariableLengths) * float64(b-1)
+		others := float64(b-1) * chunk
 		if w.Rate > 0 {
-			// Open-loop Poisson arrivals: the prefills queued ahead of a
-			// new request are those that arrived during the step in
-			// flight, λ·t_step (M/D/1-like, modeling.md §3.2).
-			waiting = w.Rate * step / 1000
+			// Open-loop Poisson arrivals spread the others' prefills over
+			// this request's decode steps, and the prefills queued ahead
+			// of it are those that arrived during the step in flight,
+			// λ·t_step (M/D/1-like).
+			tpot += others / gen
+			ttft += 1.5*step + w.Rate*step/1000*chunk
+		} else {
+			// A closed loop of b clients: the others' prefills take the
+			// same GPU time per cycle however they fall, so they are split
+			// between waiting before the first token (a share σ: requests
+			// that arrive together in waves queue for each other's whole
+			// prefills) and pauses between tokens (1−σ: arrivals spread
+			// out interleave with the decode steps). σ is fitted per
+			// queueing regime (queueKey); the cycle, and so throughput,
+			// does not depend on it.
+			sigma := math.Min(1, math.Max(0, queueFactor(p, s, w.VariableLengths)))
+			tpot += (1 - sigma) * others / gen
+			ttft += 1.5*step + sigma*others
 		}
-		ttft += 1.5*step + waiting*chunk
 	}
 	src := pm.source
 	cycle := ttft + (gen-1)*tpot
 	pr := Prediction{
 		PrefillTPS:  TokensPerSecond(math.Max(prompt, 1) / tPre * 1000),
 		DecodeTPS:   TokensPerSecond(1000 / tpot),
+		RequestTPS:  TokensPerSecond(gen / cycle * 1000),
 		TTFT:        Milliseconds(ttft),
 		TPOT:        Milliseconds(tpot),
 		StepMs:      Milliseconds(step),

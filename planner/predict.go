@@ -146,11 +146,21 @@ func WorkloadFor(m Measurement) Workload {
 		// OpenOrca request lengths vary in both scenarios, Offline too.
 		w.VariableLengths = true
 	}
+	if m.Metric == MetricTG && fromBenchmarkLLMServing(m) {
+		w.Serving = true // a request to a server, prompt included
+	}
 	if m.Metric == MetricTG && !w.Serving {
 		// llama-bench tgN decodes from depth d with no prompt in the cache.
 		w.Prompt = 0
 	}
 	return w
+}
+
+// fromBenchmarkLLMServing reports whether a row was measured by
+// France-Travail's benchmark_llm_serving: its notes say so, or it is seed
+// 000, a model card that tool wrote (make_readmes.py).
+func fromBenchmarkLLMServing(m Measurement) bool {
+	return strings.Contains(m.Notes, "benchmark_llm_serving") || strings.Contains(m.Source, "000_c824402b6fa12abf")
 }
 
 // saturatedBatch is the decode batch of a saturated server: the engine's
@@ -201,7 +211,14 @@ func predictMeasurementEff(c *Catalog, m Measurement, p *PerfParams, effD, effP 
 		pr := predictSaturated(s, w, p, effD, effP, strings.Contains(m.Notes, "MLPerf"))
 		return metricOf(pr, m.Metric)
 	}
-	return metricOf(predictWith(pm, w, p), m.Metric)
+	pr := predictWith(pm, w, p)
+	if m.Metric == MetricTG && fromBenchmarkLLMServing(m) {
+		// Its per-request "speed generation" is speed_from_beginning:
+		// generated tokens over the whole query time, TTFT included
+		// (io_classes.py QueryOutput.calculate_derived_stats).
+		return float64(pr.RequestTPS), nil
+	}
+	return metricOf(pr, m.Metric)
 }
 
 // targetQPS reads the offered load of an MLPerf Server run from a row's
