@@ -477,12 +477,13 @@ func predictWith(pm perfModel, w Workload, p *PerfParams) Prediction {
 		// prefill rides in a step with the others' decodes (+1 step).
 		chunk := pm.prefillCompute(prompt, float64(w.Depth))
 		others := float64(b-1) * chunk
+		gaps := math.Max(gen-1, 1) // inter-token gaps of one request
 		if w.Rate > 0 {
 			// Open-loop Poisson arrivals spread the others' prefills over
 			// this request's decode steps, and the prefills queued ahead
 			// of it are those that arrived during the step in flight,
 			// λ·t_step (M/D/1-like).
-			tpot += others / gen
+			tpot += others / gaps
 			ttft += 1.5*step + w.Rate*step/1000*chunk
 		} else {
 			// A closed loop of b clients: the others' prefills take the
@@ -494,7 +495,7 @@ func predictWith(pm perfModel, w Workload, p *PerfParams) Prediction {
 			// queueing regime (queueKey); the cycle, and so throughput,
 			// does not depend on it.
 			sigma := math.Min(1, math.Max(0, queueFactor(p, s, w.VariableLengths)))
-			tpot += (1 - sigma) * others / gen
+			tpot += (1 - sigma) * others / gaps
 			ttft += 1.5*step + sigma*others
 		}
 	}

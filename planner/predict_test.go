@@ -160,3 +160,78 @@ func TestDieLinkFeature(t *testing.T) {
 		t.Error("Ultra device lacks the die-link feature")
 	}
 }
+
+// Whether an engine chunks prefills by default decides how new requests
+// queue (queueKey). vLLM's V0 rule is in arg_utils.create_engine_config.
+func TestChunkedPrefill(t *testing.T) {
+	long := testServer()
+	long.Model.MaxContext = 131072
+	short := testServer() // 4k context
+	sliding := long
+	sliding.Model.SlidingWindow = 4096
+	vision := long
+	vision.Model.Vision = &VisionEncoder{}
+	withLen := long
+	withLen.Context = 8192 // --max-model-len 8192
+	engine := func(s Scenario, policy, version string) Scenario {
+		s.Engine.Policy, s.Engine.ID, s.EngineVersion = policy, EngineID(policy), version
+		return s
+	}
+	for _, tc := range []struct {
+		name string
+		s    Scenario
+		want bool
+	}{
+		{"vLLM 0.4.3, 128k model", engine(long, "vllm", "0.4.3"), false},
+		{"vLLM 0.5.3.post1, 128k model", engine(long, "vllm", "0.5.3.post1"), true},
+		{"vLLM 0.6.0, 4k model", engine(short, "vllm", "0.6.0"), false},
+		{"vLLM 0.6.0, 128k model at --max-model-len 8192", engine(withLen, "vllm", "0.6.0"), false},
+		{"vLLM 0.6.3, sliding window", engine(sliding, "vllm", "0.6.3"), false},
+		{"vLLM 0.6.0, vision model", engine(vision, "vllm", "0.6.0"), true},
+		{"vLLM 0.6.3, vision model", engine(vision, "vllm", "0.6.3"), false},
+		{"vLLM 0.8.2 (V1), 4k model", engine(short, "vllm", "0.8.2"), true},
+		{"vLLM unstated (current)", engine(short, "vllm", ""), true},
+		{"SGLang", engine(short, "sglang", "0.4.0"), true},
+		{"llama-server", engine(short, "llamacpp", "b6000"), true},
+		{"TGI 2.4", engine(short, "tgi", "2.4.0"), false},
+		{"TGI 3.0", engine(short, "tgi", "3.0.1"), true},
+		{"transformers", engine(short, "transformers", ""), false},
+	} {
+		if got := chunkedPrefill(tc.s); got != tc.want {
+			t.Errorf("%s: chunked %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if k := queueKey(engine(long, "vllm", "0.6.1"), true); k != "vllm/chunked/variable" {
+		t.Errorf("queueKey = %q", k)
+	}
+}
+
+// In a closed loop the other clients' prefills cost the same GPU time per
+// cycle whether a request waits for them before its first token or
+// between tokens: the queue share moves time from TPOT to TTFT, never
+// changes throughput, and TTFT rises with it.
+func TestQueueShareKeepsCycle(t *testing.T) {
+	s := testServer()
+	w := Workload{Prompt: 1024, Gen: 128, Concurrency: 16, Serving: true}
+	key := queueKey(s, false)
+	var prev Prediction
+	for i, sigma := range []float64{0, 0.3, 0.7, 1, 1.5} {
+		p := DefaultPerfParams()
+		p.QueueFactor[key] = sigma
+		pr := Predict(s, w, &p)
+		if i == 0 {
+			prev = pr
+			continue
+		}
+		if d := math.Abs(float64(pr.TotalTPS-prev.TotalTPS)) / float64(prev.TotalTPS); d > 1e-9 {
+			t.Errorf("σ=%g changed throughput %v → %v", sigma, prev.TotalTPS, pr.TotalTPS)
+		}
+		if sigma <= 1 && !(pr.TTFT > prev.TTFT && pr.TPOT < prev.TPOT) {
+			t.Errorf("σ=%g: TTFT %v (was %v), TPOT %v (was %v)", sigma, pr.TTFT, prev.TTFT, pr.TPOT, prev.TPOT)
+		}
+		if sigma > 1 && pr.TTFT != prev.TTFT {
+			t.Errorf("σ=%g is not clamped to 1: TTFT %v vs %v", sigma, pr.TTFT, prev.TTFT)
+		}
+		prev = pr
+	}
+}
