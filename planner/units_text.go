@@ -58,3 +58,21 @@ func (p Params) MarshalJSON() ([]byte, error) { return []byte(strconv.FormatInt(
 func (p *Params) UnmarshalJSON(d []byte) error {
 	return p.UnmarshalText([]byte(strings.Trim(string(d), `"`)))
 }
+
+// ParseRate reads an arrival rate in requests/s: "2.5", "2.5/s" or
+// "90/min" (spaces allowed around the parts).
+func ParseRate(v string) (float64, error) {
+	v = strings.TrimSpace(v)
+	per := 1.0
+	switch {
+	case strings.HasSuffix(v, "/min"):
+		v, per = strings.TrimSuffix(v, "/min"), 60
+	case strings.HasSuffix(v, "/s"):
+		v = strings.TrimSuffix(v, "/s")
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || !(f > 0) || f > 1e6 {
+		return 0, fmt.Errorf("want requests per second above 0 and at most 1e6, like 2.5, 2.5/s or 90/min")
+	}
+	return f / per, nil
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"strconv"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -15,6 +16,9 @@ import (
 
 // planColumns are the ranked table's columns.
 var planColumns = []string{"#", "Target", "Engine", "Weights", "KV", "Users", "Context", "TTFT", "TPOT", "tok/s each", "tok/s total", "Source"}
+
+// planUsersColumn is the index of "Users" (the engine's slots at a rate).
+const planUsersColumn = 5
 
 // PlanScreen turns a workload and latency target into ranked
 // configurations, with charts of throughput and TTFT against concurrency
@@ -32,6 +36,7 @@ type PlanScreen struct {
 	prompt   *widget.Entry
 	gen      *widget.Entry
 	users    *widget.Entry
+	rate     *widget.Entry
 	maxTTFT  *widget.Entry
 	maxTPOT  *widget.Entry
 
@@ -86,6 +91,15 @@ func NewPlanScreen(svc Service, opts Options) *PlanScreen {
 	s.prompt = numberEntry("1024", "tokens per request", typed)
 	s.gen = numberEntry("256", "tokens per answer", typed)
 	s.users = numberEntry("8", "peak concurrent users", typed)
+	s.rate = numberEntry("", "req/s at random, e.g. 2 or 90/min", func(t string) {
+		// A rate replaces the users in a loop.
+		if strings.TrimSpace(t) == "" {
+			s.users.Enable()
+		} else {
+			s.users.Disable()
+		}
+		s.update(true)
+	})
 	s.maxTTFT = numberEntry("2000", "ms, empty = no target", typed)
 	s.maxTPOT = numberEntry("100", "ms, empty = no target", typed)
 	s.build()
@@ -116,6 +130,7 @@ func (s *PlanScreen) build() {
 			formRow("Prompt", s.prompt),
 			formRow("Output", s.gen),
 			formRow("Users", s.users),
+			formRow("or Rate", s.rate),
 		)),
 		section("Latency target", form(
 			formRow("TTFT ≤", s.maxTTFT),
@@ -201,6 +216,13 @@ func (s *PlanScreen) readInput() (PlanInput, error) {
 	}
 	in.Scenario.Users = u
 	in.Workload = planner.Workload{Prompt: planner.Tokens(p), Gen: planner.Tokens(g), Concurrency: u, Serving: true}
+	if t := strings.TrimSpace(s.rate.Text); t != "" {
+		r, err := planner.ParseRate(t)
+		if err != nil {
+			return in, fmt.Errorf("rate %q: %v", t, err)
+		}
+		in.Workload.Rate = r
+	}
 	if in.MaxTTFT, err = parseMillis(s.maxTTFT.Text, "TTFT target"); err != nil {
 		return in, err
 	}
@@ -254,7 +276,12 @@ func (s *PlanScreen) curveFor(r PlanRow, in PlanInput) []curvePoint {
 	if w.Prompt == 0 && w.Gen == 0 {
 		w = in.Workload
 	}
-	cs := concurrencies(in.Workload.Concurrency)
+	peak := in.Workload.Concurrency
+	if w.Rate > 0 {
+		// The curve is closed-loop, up to the slots the rate needs.
+		peak, w.Rate = max(r.Concurrency, 1), 0
+	}
+	cs := concurrencies(peak)
 	ps := s.svc.Curve(r.Scenario, w, cs)
 	out := make([]curvePoint, 0, len(ps))
 	for i, p := range ps {
@@ -279,6 +306,12 @@ func (s *PlanScreen) show(in PlanInput, v PlanView, curve []curvePoint) {
 		cells[i] = planCells(r)
 		imp[i] = make([]widget.Importance, len(planColumns))
 		imp[i][1] = statusImportance(r)
+	}
+	// At a rate the engine is given slots, not a number of users.
+	if in.Workload.Rate > 0 {
+		s.table.setHeader(planUsersColumn, "Slots")
+	} else {
+		s.table.setHeader(planUsersColumn, planColumns[planUsersColumn])
 	}
 	s.table.set(cells, imp)
 	s.summary.SetText(planSummary(v, in))
@@ -335,8 +368,24 @@ func planSummary(v PlanView, in PlanInput) string {
 	if !r.MeetsSLO {
 		verb = "Nothing meets the target; closest"
 	}
+	if rate := in.Workload.Rate; rate > 0 {
+		return fmt.Sprintf("%s on %s at %s: %s with %s weights, %s: %s tok/s each, %s tok/s in all, TTFT %s.",
+			verb, v.Hardware, rateText(rate), r.Engine, r.Quant, loadText(r), tps(r.PerUser), tps(r.Total), ms(r.TTFT))
+	}
 	return fmt.Sprintf("%s on %s: %s with %s weights, %s: %s tok/s each, %s tok/s in all, TTFT %s.",
 		verb, v.Hardware, r.Engine, r.Quant, usersText(r.Concurrency), tps(r.PerUser), tps(r.Total), ms(r.TTFT))
+}
+
+// rateText is an arrival rate: "2 req/s", "0.25 req/s".
+func rateText(r float64) string { return fmt.Sprintf("%.3g req/s", r) }
+
+// loadText says how loaded a row is at a fixed rate: its share of its
+// capacity and the slots it is given.
+func loadText(r PlanRow) string {
+	if r.Capacity <= 0 {
+		return "no capacity figure"
+	}
+	return fmt.Sprintf("%.0f%% of its %s capacity, %s", 100*r.Utilization, rateText(r.Capacity), plural(r.Concurrency, "slot"))
 }
 
 // selectRow charts row i (called by the table).
@@ -358,6 +407,9 @@ func (s *PlanScreen) applyRow(i int, curve []curvePoint) {
 	r := s.view.Rows[i]
 	s.curve = curve
 	detail := fmt.Sprintf("#%d %s · %s · KV %s · %s × %s context", r.Rank, r.Engine, r.Quant, r.KV, usersText(r.Concurrency), tokens(r.Context))
+	if rate := s.input.Workload.Rate; rate > 0 && r.Fits {
+		detail = fmt.Sprintf("#%d %s · %s · KV %s · at %s: %s × %s context", r.Rank, r.Engine, r.Quant, r.KV, rateText(rate), loadText(r), tokens(r.Context))
+	}
 	if r.WhyNot != "" {
 		detail += "\n" + r.WhyNot
 	}

@@ -7,6 +7,8 @@ import (
 
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/headroom-planner/headroom/planner"
 )
 
 func TestPlanEmptyState(t *testing.T) {
@@ -123,5 +125,51 @@ func TestConcurrencies(t *testing.T) {
 		if got := fmt.Sprint(concurrencies(c.users)); got != c.want {
 			t.Errorf("concurrencies(%d) = %s, want %s", c.users, got, c.want)
 		}
+	}
+}
+
+// A rate replaces the users in a loop: it reaches the plan input, greys
+// out Users, and a bad rate says what is wrong with it.
+func TestPlanRateEntry(t *testing.T) {
+	win, _ := newTestWindow(t)
+	s := win.Plan
+	pick(t, s.picker, "8b")
+	win.wait()
+
+	setText(s.rate, "90/min")
+	win.wait()
+	if s.input.Workload.Rate != 1.5 {
+		t.Errorf("rate 90/min reached the plan as %g req/s", s.input.Workload.Rate)
+	}
+	if !s.users.Disabled() {
+		t.Error("Users stays editable while a rate is set")
+	}
+	if !strings.Contains(s.summary.Text, "at 1.5 req/s") {
+		t.Errorf("summary does not name the rate: %q", s.summary.Text)
+	}
+	if s.table.headers[planUsersColumn] != "Slots" || planColumns[planUsersColumn] != "Users" {
+		t.Errorf("at a rate the column reads %q (planColumns %q)", s.table.headers[planUsersColumn], planColumns[planUsersColumn])
+	}
+
+	setText(s.rate, "fast")
+	win.wait()
+	if !s.errLine.Visible() || !strings.Contains(s.errLine.Text, `Rate "fast"`) {
+		t.Errorf("a bad rate shows %q", s.errLine.Text)
+	}
+
+	setText(s.rate, "")
+	win.wait()
+	if s.users.Disabled() || s.input.Workload.Rate != 0 || s.table.headers[planUsersColumn] != "Users" {
+		t.Errorf("clearing the rate: users disabled %v, rate %g, column %q", s.users.Disabled(), s.input.Workload.Rate, s.table.headers[planUsersColumn])
+	}
+}
+
+func TestPlanSummaryAtRate(t *testing.T) {
+	v := PlanView{Hardware: "RTX 4090", Rows: []PlanRow{{Engine: "vllm", Quant: "fp8", Concurrency: 23, MeetsSLO: true,
+		Fits: true, PerUser: 41, Total: 502, TTFT: 101, Capacity: 6.22, Utilization: 0.3215}}}
+	in := PlanInput{Workload: planner.Workload{Rate: 2}}
+	want := "Best on RTX 4090 at 2 req/s: vllm with fp8 weights, 32% of its 6.22 req/s capacity, 23 slots: 41.0 tok/s each, 502 tok/s in all, TTFT 101 ms."
+	if got := planSummary(v, in); got != want {
+		t.Errorf("summary\n got %q\nwant %q", got, want)
 	}
 }

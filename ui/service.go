@@ -147,7 +147,8 @@ type PlanInput struct {
 	// are swept.
 	Scenario ScenarioInput
 	// Workload gives prompt and output lengths; Concurrency is the peak
-	// number of users.
+	// number of users, or Rate the requests/s arriving at random (then
+	// Concurrency is ignored).
 	Workload planner.Workload
 	// MaxTTFT and MaxTPOT are the latency target (0 = none).
 	MaxTTFT planner.Milliseconds
@@ -172,6 +173,11 @@ type PlanRow struct {
 	ErrorBand float64
 	Fits      bool
 	MeetsSLO  bool
+	// At an arrival rate (Workload.Rate > 0): Capacity is the most
+	// requests/s the configuration completes and Utilization the rate's
+	// share of it; Concurrency is then the slots the engine is given.
+	Capacity    float64
+	Utilization float64
 	// WhyNot says why the row fails the target or does not fit ("" when
 	// it does).
 	WhyNot string

@@ -89,3 +89,14 @@ func (t *dataTable) text(row, col int) string {
 	}
 	return t.cells[row][col]
 }
+
+// setHeader renames column col (shown at the next set); the headers
+// slice given to newDataTable is not modified.
+func (t *dataTable) setHeader(col int, name string) {
+	if col < 0 || col >= len(t.headers) || t.headers[col] == name {
+		return
+	}
+	h := append([]string(nil), t.headers...)
+	h[col] = name
+	t.headers = h
+}

@@ -333,6 +333,7 @@ func (s *guiService) planRow(c planner.Candidate, w planner.Workload, fits bool)
 		TTFT: c.Pred.TTFT, TPOT: c.Pred.TPOT, PerUser: c.Pred.DecodeTPS, Total: c.Pred.TotalTPS,
 		Source: c.Source, ErrorBand: c.ErrorBand[string(planner.MetricTG)],
 		Fits: fits, MeetsSLO: fits && c.MeetsSLO, WhyNot: c.Why, Scenario: *c.Scenario, Workload: w,
+		Capacity: c.CapacityReqPerS, Utilization: c.Utilization,
 	}
 	if r.Source == "" {
 		r.Source = "prior"

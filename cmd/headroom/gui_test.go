@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"image/png"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -106,6 +107,45 @@ func TestGUIServicePlanAndExport(t *testing.T) {
 	}
 	if _, err := s.Export(v.Rows[0], "yaml"); err == nil {
 		t.Error("an unknown format exported")
+	}
+}
+
+// The Plan screen's rate goes through the real planner: every row that
+// fits carries its capacity and the rate's share of it, the best one keeps
+// up within the planned utilization, and the slots it is given exceed
+// nothing the KV pool cannot hold.
+func TestGUIServicePlanAtRate(t *testing.T) {
+	s := guiTestService(t)
+	m, err := s.catalog().FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := ui.PlanInput{Scenario: ui.ScenarioInput{Model: m, Hardware: "nvidia-rtx-4090"}, MaxTTFT: 1000, MaxTPOT: 50}
+	in.Workload = planner.Workload{Prompt: 1024, Gen: 256, Rate: 2, Serving: true}
+	v, err := s.Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Rows) == 0 {
+		t.Fatal("no rows")
+	}
+	best := v.Rows[0]
+	if !best.Fits || !best.MeetsSLO {
+		t.Fatalf("best row %+v does not serve 2 req/s", best)
+	}
+	for _, r := range v.Rows {
+		if !r.Fits {
+			continue
+		}
+		if !(r.Capacity > 0) || math.Abs(r.Utilization*r.Capacity-2) > 1e-6 {
+			t.Errorf("%s %s: capacity %g req/s, utilization %g", r.Engine, r.Quant, r.Capacity, r.Utilization)
+		}
+	}
+	if best.Utilization > planner.MaxPlannedUtilization || best.Concurrency < 1 {
+		t.Errorf("best row at %.0f%% with %d slots", 100*best.Utilization, best.Concurrency)
+	}
+	if best.Workload.Rate != 2 {
+		t.Errorf("the row's workload lost the rate: %+v", best.Workload)
 	}
 }
 

@@ -47,7 +47,7 @@ func parseWorkload(s string) (planner.Workload, error) {
 			}
 			w.Concurrency = n
 		case "rate", "qps", "rps":
-			r, err := parseRate(v)
+			r, err := planner.ParseRate(v)
 			if err != nil {
 				return w, fmt.Errorf("--workload rate=%s: %v", v, err)
 			}
@@ -57,22 +57,6 @@ func parseWorkload(s string) (planner.Workload, error) {
 		}
 	}
 	return w, nil
-}
-
-// parseRate reads an arrival rate in requests/s: "2.5", "2.5/s" or "90/min".
-func parseRate(v string) (float64, error) {
-	per := 1.0
-	switch {
-	case strings.HasSuffix(v, "/min"):
-		v, per = strings.TrimSuffix(v, "/min"), 60
-	case strings.HasSuffix(v, "/s"):
-		v = strings.TrimSuffix(v, "/s")
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || !(f > 0) || f > 1e6 {
-		return 0, fmt.Errorf("want requests per second above 0 and at most 1e6, like 2.5, 2.5/s or 90/min")
-	}
-	return f / per, nil
 }
 
 // parseSLO reads "ttft=500ms,tpot=50ms" or "tps=20" (tok/s per user).
