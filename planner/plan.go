@@ -105,8 +105,11 @@ func (c Candidate) Label() string {
 
 // PlanResult is the ranked answer to "what should I run?".
 type PlanResult struct {
-	Ranked  []Candidate `json:"ranked"`  // fits; best first
-	Pareto  []Candidate `json:"pareto"`  // total vs per-user tok/s front
+	Ranked []Candidate `json:"ranked"` // fits; best first
+	// Pareto is the front of total vs per-user tok/s; at a fixed rate,
+	// where every configuration that keeps up delivers the same total,
+	// of capacity (req/s) vs per-user tok/s instead.
+	Pareto  []Candidate `json:"pareto"`
 	Dropped []Candidate `json:"dropped"` // with Why
 	Notes   []string    `json:"notes,omitempty"`
 }
@@ -230,7 +233,7 @@ func Plan(req PlanRequest) PlanResult {
 	}
 	if rate := req.Workload.Rate; rate > 0 {
 		rankAtRate(res.Ranked)
-		res.Pareto = pareto(res.Ranked)
+		res.Pareto = paretoAtRate(res.Ranked)
 		explainAtRate(res.Ranked, req.SLO, rate)
 	} else {
 		rank(res.Ranked, users)
@@ -525,6 +528,33 @@ func pareto(cs []Candidate) []Candidate {
 		if cs[i].Pred.DecodeTPS > bestUser {
 			out = append(out, cs[i])
 			bestUser = cs[i].Pred.DecodeTPS
+		}
+	}
+	return out
+}
+
+// paretoAtRate returns the candidates that keep up with the rate and are
+// not dominated in (capacity req/s, per-user tok/s): how much room is left
+// against how fast each request is served.
+func paretoAtRate(cs []Candidate) []Candidate {
+	var up []Candidate
+	for _, c := range cs {
+		if c.CapacityReqPerS > 0 && c.Utilization < 1 {
+			up = append(up, c)
+		}
+	}
+	sort.SliceStable(up, func(i, j int) bool {
+		if up[i].CapacityReqPerS != up[j].CapacityReqPerS {
+			return up[i].CapacityReqPerS > up[j].CapacityReqPerS
+		}
+		return up[i].Pred.DecodeTPS > up[j].Pred.DecodeTPS
+	})
+	var out []Candidate
+	bestUser := TokensPerSecond(-1)
+	for _, c := range up {
+		if c.Pred.DecodeTPS > bestUser {
+			out = append(out, c)
+			bestUser = c.Pred.DecodeTPS
 		}
 	}
 	return out

@@ -62,6 +62,7 @@ func TestPlanAtRate(t *testing.T) {
 				t.Errorf("rate %g: #%d %s has no reason", rate, i+1, cand.Label())
 			}
 		}
+		checkRateFront(t, rate, res)
 	}
 	// The same configuration works harder at a higher rate.
 	lo, hi := planAtRate(t, c, 0.5, slo), planAtRate(t, c, 1, slo)
@@ -70,6 +71,42 @@ func TestPlanAtRate(t *testing.T) {
 			if a.Label() == b.Label() && !(b.Utilization > a.Utilization) {
 				t.Errorf("%s: utilization %.2f at 1 req/s not above %.2f at 0.5", a.Label(), b.Utilization, a.Utilization)
 			}
+		}
+	}
+}
+
+// checkRateFront checks the Pareto front at a rate: its members keep up
+// and none dominates another in (capacity, per-user tok/s), and every
+// configuration that keeps up is on it or dominated by a member.
+func checkRateFront(t *testing.T, rate float64, res planner.PlanResult) {
+	t.Helper()
+	if len(res.Pareto) == 0 {
+		t.Fatalf("rate %g: empty front", rate)
+	}
+	dominates := func(a, b planner.Candidate) bool {
+		return a.CapacityReqPerS >= b.CapacityReqPerS && a.Pred.DecodeTPS >= b.Pred.DecodeTPS &&
+			(a.CapacityReqPerS > b.CapacityReqPerS || a.Pred.DecodeTPS > b.Pred.DecodeTPS)
+	}
+	for i, a := range res.Pareto {
+		if a.Utilization >= 1 {
+			t.Errorf("rate %g: front member %s cannot keep up", rate, a.Label())
+		}
+		for j, b := range res.Pareto {
+			if i != j && dominates(b, a) {
+				t.Errorf("rate %g: front member %s dominated by %s", rate, a.Label(), b.Label())
+			}
+		}
+	}
+	for _, c := range res.Ranked {
+		if c.Utilization >= 1 || c.CapacityReqPerS <= 0 {
+			continue
+		}
+		covered := false
+		for _, f := range res.Pareto {
+			covered = covered || f.Label() == c.Label() && f.Concurrency == c.Concurrency || dominates(f, c)
+		}
+		if !covered {
+			t.Errorf("rate %g: %s (%.3g req/s, %.1f tok/s) is neither on the front nor dominated", rate, c.Label(), c.CapacityReqPerS, float64(c.Pred.DecodeTPS))
 		}
 	}
 }

@@ -310,9 +310,16 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 		tw.Flush()
 		fmt.Fprintf(w, "\nFigures are %s; typical error (validate MdAPE): decode%s, prefill%s, TTFT%s, TPOT%s.\n", res.Ranked[0].Source,
 			band(res.Ranked[0], planner.MetricTG), band(res.Ranked[0], planner.MetricPP), band(res.Ranked[0], planner.MetricTTFT), band(res.Ranked[0], planner.MetricTPOT))
-		fmt.Fprintln(w, "\nPareto front (total vs per-user tok/s):")
-		for _, c := range res.Pareto {
-			fmt.Fprintf(w, "  %-34s %7.0f total  %6.1f per user  (%d users)\n", c.Label(), float64(c.Pred.TotalTPS), float64(c.Pred.DecodeTPS), c.Concurrency)
+		if wl.Rate > 0 {
+			fmt.Fprintln(w, "\nPareto front (capacity vs per-user tok/s at this rate):")
+			for _, c := range res.Pareto {
+				fmt.Fprintf(w, "  %-34s %7.3g req/s capacity (%2.0f%% used)  %6.1f per user  (%d slots)\n", c.Label(), c.CapacityReqPerS, 100*c.Utilization, float64(c.Pred.DecodeTPS), c.Concurrency)
+			}
+		} else {
+			fmt.Fprintln(w, "\nPareto front (total vs per-user tok/s):")
+			for _, c := range res.Pareto {
+				fmt.Fprintf(w, "  %-34s %7.0f total  %6.1f per user  (%d users)\n", c.Label(), float64(c.Pred.TotalTPS), float64(c.Pred.DecodeTPS), c.Concurrency)
+			}
 		}
 	}
 	if len(res.Notes) > 0 {
