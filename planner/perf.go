@@ -250,7 +250,10 @@ type perfModel struct {
 	ovh        float64 // ms per step
 	kvTok      float64 // per device
 	wt         weightTraffic
-	source     string
+	// queue is the closed-loop queue share σ for fixed [0] and varied [1]
+	// request lengths (queueFactor, looked up once per scenario).
+	queue  [2]float64
+	source string
 }
 
 // applyCalibration replaces fitted terms with this machine's measured ones.
@@ -295,6 +298,7 @@ func newPerfModelEff(s Scenario, p *PerfParams, effD, effP float64) perfModel {
 		ovh:   stepOverheadMs(s.Engine, b) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
 		kvTok: float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
 		wt:    newWeightTraffic(s),
+		queue: [2]float64{queueFactor(p, s, false), queueFactor(p, s, true)},
 	}
 	if pm.bw <= 0 {
 		pm.bw = 50e9
@@ -454,11 +458,10 @@ func (pm perfModel) prefill(n, d float64) float64 {
 // Predict returns speed figures for the scenario under workload w, using
 // the fitted efficiencies p (nil = priors).
 func Predict(s Scenario, w Workload, p *PerfParams) Prediction {
-	return predictWith(newPerfModel(s, p), w, p)
+	return predictWith(newPerfModel(s, p), w)
 }
 
-func predictWith(pm perfModel, w Workload, p *PerfParams) Prediction {
-	s := pm.s
+func predictWith(pm perfModel, w Workload) Prediction {
 	b := max(w.Concurrency, 1)
 	prompt := float64(w.Prompt)
 	gen := float64(w.Gen)
@@ -494,7 +497,11 @@ func predictWith(pm perfModel, w Workload, p *PerfParams) Prediction {
 			// out interleave with the decode steps). σ is fitted per
 			// queueing regime (queueKey); the cycle, and so throughput,
 			// does not depend on it.
-			sigma := math.Min(1, math.Max(0, queueFactor(p, s, w.VariableLengths)))
+			sigma := pm.queue[0]
+			if w.VariableLengths {
+				sigma = pm.queue[1]
+			}
+			sigma = math.Min(1, math.Max(0, sigma))
 			tpot += (1 - sigma) * others / gaps
 			ttft += 1.5*step + sigma*others
 		}

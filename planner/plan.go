@@ -396,17 +396,17 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 		if n > users && n > 1 || n > maxC {
 			break
 		}
-		best = sweepPoint(&cand, pm, w, n, req.SLO, perf, best)
+		best = sweepPoint(&cand, pm, w, n, req.SLO, best)
 	}
 	if top := min(users, maxC); top > 0 && (len(cand.Curve) == 0 || cand.Curve[len(cand.Curve)-1].Concurrency != top) {
-		best = sweepPoint(&cand, pm, w, top, req.SLO, perf, best)
+		best = sweepPoint(&cand, pm, w, top, req.SLO, best)
 	}
 	if len(cand.Curve) > 0 {
 		cand.Source = cand.Curve[0].Source // "calibrated" where this machine's profile applies
 	}
 	switch {
 	case rate > 0:
-		atRate(&cand, pm, w, rate, users, req.SLO, perf)
+		atRate(&cand, pm, w, rate, users, req.SLO)
 	case best < 0:
 		// Nothing meets the SLO: report single-user figures.
 		cand.Pred, cand.Concurrency = cand.Curve[0], 1
@@ -429,8 +429,8 @@ const MaxPlannedUtilization = 0.8
 // it the batch in flight is the fixed point of Little's law (littleBatch)
 // and the engine is given n + 3√n slots: the number in flight of an
 // infinite-server queue is Poisson(n), so bursts rarely wait for a slot.
-func atRate(cand *Candidate, pm perfModel, w Workload, rate float64, capN int, slo SLO, perf *PerfParams) {
-	pr, capacity, keepsUp := operatingPoint(pm, w, perf, rate, capN)
+func atRate(cand *Candidate, pm perfModel, w Workload, rate float64, capN int, slo SLO) {
+	pr, capacity, keepsUp := operatingPoint(pm, w, rate, capN)
 	cand.Pred = pr
 	if !(capacity.ReqPerS > 0) || math.IsInf(capacity.ReqPerS, 0) {
 		// No usable capacity figure: say it cannot keep up rather than
@@ -449,9 +449,9 @@ func atRate(cand *Candidate, pm perfModel, w Workload, rate float64, capN int, s
 	cand.MeetsSLO = slo.Meets(pr) && cand.Utilization <= MaxPlannedUtilization
 }
 
-func sweepPoint(cand *Candidate, pm perfModel, w Workload, n int, slo SLO, perf *PerfParams, best int) int {
+func sweepPoint(cand *Candidate, pm perfModel, w Workload, n int, slo SLO, best int) int {
 	w.Concurrency = n
-	p := predictWith(pm, w, perf)
+	p := predictWith(pm, w)
 	cand.Curve = append(cand.Curve, p)
 	if slo.Meets(p) && (best < 0 || p.TotalTPS >= cand.Curve[best].TotalTPS) {
 		return len(cand.Curve) - 1

@@ -211,7 +211,7 @@ func predictMeasurementEff(c *Catalog, m Measurement, p *PerfParams, effD, effP 
 		pr := predictSaturated(s, w, p, effD, effP, strings.Contains(m.Notes, "MLPerf"))
 		return metricOf(pr, m.Metric)
 	}
-	pr := predictWith(pm, w, p)
+	pr := predictWith(pm, w)
 	if m.Metric == MetricTG && fromBenchmarkLLMServing(m) {
 		// Its per-request "speed generation" is speed_from_beginning:
 		// generated tokens over the whole query time, TTFT included
@@ -259,7 +259,7 @@ func predictSaturated(s Scenario, w Workload, p *PerfParams, effD, effP float64,
 		replicas := float64(s.devices() / tp)
 		batch := saturatedBatch(ss, w)
 		pm := newPerfModelEff(ss, p, effD, effP)
-		pr, capacity, _ := operatingPoint(pm, w, p, w.Rate/replicas, batch)
+		pr, capacity, _ := operatingPoint(pm, w, w.Rate/replicas, batch)
 		capTPS := float64(capacity.TotalTPS) * replicas
 		if capTPS <= bestCap {
 			continue
@@ -278,26 +278,26 @@ func predictSaturated(s Scenario, w Workload, p *PerfParams, effD, effP float64,
 // Below capacity the batch is what the rate keeps in flight (littleBatch)
 // and keepsUp is true; at or above it the queue grows and the server runs
 // saturated, so pr is capacity.
-func operatingPoint(pm perfModel, w Workload, p *PerfParams, rate float64, capN int) (pr, capacity Prediction, keepsUp bool) {
+func operatingPoint(pm perfModel, w Workload, rate float64, capN int) (pr, capacity Prediction, keepsUp bool) {
 	w.Rate, w.Concurrency = 0, capN
-	capacity = predictWith(pm, w, p)
+	capacity = predictWith(pm, w)
 	if !(rate > 0 && rate < capacity.ReqPerS) {
 		return capacity, capacity, false
 	}
 	w.Rate = rate
-	w.Concurrency = littleBatch(pm, w, p, rate, capN)
-	return predictWith(pm, w, p), capacity, true
+	w.Concurrency = littleBatch(pm, w, rate, capN)
+	return predictWith(pm, w), capacity, true
 }
 
 // littleBatch is the batch an open-loop arrival rate λ keeps in flight:
 // the fixed point of N = λ·T(N), T being a request's time in the system
 // (Little's law), capped at what the KV pool holds. Iterated from one
 // request with geometric damping; the server keeps up while N < capN.
-func littleBatch(pm perfModel, w Workload, p *PerfParams, rate float64, capN int) int {
+func littleBatch(pm perfModel, w Workload, rate float64, capN int) int {
 	n := 1.0
 	for i := 0; i < 40; i++ {
 		w.Concurrency = max(int(math.Round(n)), 1)
-		pr := predictWith(pm, w, p)
+		pr := predictWith(pm, w)
 		cycle := float64(pr.TTFT) + (float64(w.Gen)-1)*float64(pr.TPOT)
 		next := math.Min(rate*cycle/1000, float64(capN))
 		n = math.Sqrt(n * math.Max(next, 1))
