@@ -301,8 +301,6 @@ type CrossValidation struct {
 	Folds   int                     `json:"folds"`
 	// Worst are the held-out rows predicted worst, per metric.
 	Worst map[Metric][]RowResult `json:"worst"`
-	// Results are every held-out row's prediction.
-	Results []RowResult `json:"-"`
 }
 
 // LeaveOneHardwareOut refits without each device in turn and predicts that
@@ -332,7 +330,7 @@ func LeaveOneHardwareOut(c *Catalog, rows []Measurement, opt FitOptions, full Pe
 		}
 	}
 	rep := Summarize(c, res)
-	return CrossValidation{Metrics: rep.Metrics, Folds: len(byHW), Worst: rep.Worst, Results: res}
+	return CrossValidation{Metrics: rep.Metrics, Folds: len(byHW), Worst: rep.Worst}
 }
 
 // FitMemory fits the vLLM memory constants (activation factor, reserve)
