@@ -354,7 +354,7 @@ func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 // lengths).
 func queueFactor(p *PerfParams, s Scenario, variable bool) float64 {
 	if p != nil {
-		for _, k := range []string{queueKey(s, variable), queueKey(Scenario{Engine: s.Engine, EngineVersion: "0"}, variable)} {
+		for _, k := range []string{queueKey(s, variable), engineQueueKey(s.Engine.ID, variable)} {
 			if v, ok := p.QueueFactor[k]; ok {
 				return v
 			}
@@ -370,14 +370,22 @@ func queueFactor(p *PerfParams, s Scenario, variable bool) float64 {
 // engine, "/chunked" when it chunks prefills by default, "/variable" for
 // varied request lengths.
 func queueKey(s Scenario, variable bool) string {
-	k := string(s.Engine.ID)
-	if chunkedPrefill(s) {
-		k += "/chunked"
+	if !chunkedPrefill(s) {
+		return engineQueueKey(s.Engine.ID, variable)
 	}
+	k := string(s.Engine.ID) + "/chunked"
 	if variable {
 		k += "/variable"
 	}
 	return k
+}
+
+// engineQueueKey is the key of engine e without the scheduling split.
+func engineQueueKey(e EngineID, variable bool) string {
+	if variable {
+		return string(e) + "/variable"
+	}
+	return string(e)
 }
 
 // chunkedPrefill reports whether the engine, as launched with its

@@ -204,6 +204,15 @@ func TestChunkedPrefill(t *testing.T) {
 	if k := queueKey(engine(long, "vllm", "0.6.1"), true); k != "vllm/chunked/variable" {
 		t.Errorf("queueKey = %q", k)
 	}
+	// A regime the fit never saw falls back to the engine's share.
+	p := DefaultPerfParams()
+	p.QueueFactor["vllm"] = 0.7
+	if q := queueFactor(&p, engine(long, "vllm", "0.6.1"), false); q != 0.7 {
+		t.Errorf("unfitted chunked vLLM got queue share %g, want the engine's 0.7", q)
+	}
+	if q := queueFactor(&p, engine(long, "sglang", ""), false); q != 0.5 {
+		t.Errorf("unfitted SGLang got queue share %g, want the prior 0.5", q)
+	}
 }
 
 // In a closed loop the other clients' prefills cost the same GPU time per
