@@ -509,28 +509,7 @@ func rank(cs []Candidate, users int) {
 
 // pareto returns candidates not dominated in (total tok/s, per-user tok/s).
 func pareto(cs []Candidate) []Candidate {
-	// Sweep by total throughput descending; keep each point whose per-user
-	// speed beats every point with more total throughput.
-	idx := make([]int, len(cs))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(x, y int) bool {
-		a, b := cs[idx[x]].Pred, cs[idx[y]].Pred
-		if a.TotalTPS != b.TotalTPS {
-			return a.TotalTPS > b.TotalTPS
-		}
-		return a.DecodeTPS > b.DecodeTPS
-	})
-	var out []Candidate
-	bestUser := TokensPerSecond(-1)
-	for _, i := range idx {
-		if cs[i].Pred.DecodeTPS > bestUser {
-			out = append(out, cs[i])
-			bestUser = cs[i].Pred.DecodeTPS
-		}
-	}
-	return out
+	return paretoBy(cs, func(c Candidate) float64 { return float64(c.Pred.TotalTPS) })
 }
 
 // paretoAtRate returns the candidates that keep up with the rate and are
@@ -543,15 +522,23 @@ func paretoAtRate(cs []Candidate) []Candidate {
 			up = append(up, c)
 		}
 	}
-	sort.SliceStable(up, func(i, j int) bool {
-		if up[i].CapacityReqPerS != up[j].CapacityReqPerS {
-			return up[i].CapacityReqPerS > up[j].CapacityReqPerS
+	return paretoBy(up, func(c Candidate) float64 { return c.CapacityReqPerS })
+}
+
+// paretoBy returns the candidates not dominated in (x, per-user tok/s):
+// swept by x descending, each one kept whose per-user speed beats every
+// candidate with more x.
+func paretoBy(cs []Candidate, x func(Candidate) float64) []Candidate {
+	sorted := append([]Candidate(nil), cs...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if a, b := x(sorted[i]), x(sorted[j]); a != b {
+			return a > b
 		}
-		return up[i].Pred.DecodeTPS > up[j].Pred.DecodeTPS
+		return sorted[i].Pred.DecodeTPS > sorted[j].Pred.DecodeTPS
 	})
 	var out []Candidate
 	bestUser := TokensPerSecond(-1)
-	for _, c := range up {
+	for _, c := range sorted {
 		if c.Pred.DecodeTPS > bestUser {
 			out = append(out, c)
 			bestUser = c.Pred.DecodeTPS
