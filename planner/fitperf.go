@@ -253,9 +253,10 @@ func fitPerfFixed(c *Catalog, rows []Measurement, opt FitOptions, lay map[string
 	return FitPerf(c, rows, o)
 }
 
-// fitQueue fits the TTFT queueing share per engine on serving TTFT rows.
+// fitQueue fits the TTFT queueing share per queueing regime (queueKey) on
+// serving TTFT rows.
 func fitQueue(c *Catalog, rows []Measurement, p *PerfParams) map[string]float64 {
-	byEngine := map[string][]Measurement{}
+	byRegime := map[string][]Measurement{}
 	for _, m := range rows {
 		if m.Metric == MetricTTFT && IsServing(m) && m.Concurrency > 1 {
 			s, err := ScenarioFor(c, m)
@@ -263,15 +264,15 @@ func fitQueue(c *Catalog, rows []Measurement, p *PerfParams) map[string]float64 
 				continue
 			}
 			k := queueKey(s, WorkloadFor(m).VariableLengths)
-			byEngine[k] = append(byEngine[k], m)
+			byRegime[k] = append(byRegime[k], m)
 		}
 	}
 	out := map[string]float64{}
-	for eng, ms := range byEngine {
+	for key, ms := range byRegime {
 		loss := func(x []float64) float64 {
 			q := math.Min(1, math.Max(0, x[0]))
 			pp := *p
-			pp.QueueFactor = map[string]float64{eng: q}
+			pp.QueueFactor = map[string]float64{key: q}
 			var errs []float64
 			for _, m := range ms {
 				v, err := PredictMeasurement(c, m, &pp)
@@ -290,7 +291,7 @@ func fitQueue(c *Catalog, rows []Measurement, p *PerfParams) map[string]float64 
 		if err != nil {
 			continue
 		}
-		out[eng] = math.Round(math.Min(1, math.Max(0, res.X[0]))*1000) / 1000
+		out[key] = math.Round(math.Min(1, math.Max(0, res.X[0]))*1000) / 1000
 	}
 	return out
 }

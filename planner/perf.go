@@ -250,9 +250,9 @@ type perfModel struct {
 	ovh        float64 // ms per step
 	kvTok      float64 // per device
 	wt         weightTraffic
-	// queue is the closed-loop queue share σ for fixed [0] and varied [1]
+	// queue is the closed-loop queue share σ for fixed and varied
 	// request lengths (queueFactor, looked up once per scenario).
-	queue  [2]float64
+	queue  [2]float64 // [0] fixed, [1] varied
 	source string
 }
 
@@ -347,16 +347,16 @@ func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 	return pm.ovh + t + allReduceMs(s, float64(b)), bound
 }
 
-// queueFactor is the fitted share of other requests' prefills a new
-// request waits for, keyed by engine, scheduling (queueKey) and whether
-// request lengths vary; a key the fit never saw falls back to the same
-// engine without the scheduling split, then to 0.5 (0.25 with varied
+// queueFactor is the fitted share σ ∈ [0, 1] of other requests' prefills
+// a new request waits for, keyed by engine, scheduling (queueKey) and
+// whether request lengths vary; a key the fit never saw falls back to the
+// same engine without the scheduling split, then to 0.5 (0.25 with varied
 // lengths).
 func queueFactor(p *PerfParams, s Scenario, variable bool) float64 {
 	if p != nil {
-		for _, k := range []string{queueKey(s, variable), engineQueueKey(s.Engine.ID, variable)} {
+		for _, k := range []string{queueKey(s, variable), lengthsKey(string(s.Engine.ID), variable)} {
 			if v, ok := p.QueueFactor[k]; ok {
-				return v
+				return math.Min(1, math.Max(0, v))
 			}
 		}
 	}
@@ -370,22 +370,19 @@ func queueFactor(p *PerfParams, s Scenario, variable bool) float64 {
 // engine, "/chunked" when it chunks prefills by default, "/variable" for
 // varied request lengths.
 func queueKey(s Scenario, variable bool) string {
-	if !chunkedPrefill(s) {
-		return engineQueueKey(s.Engine.ID, variable)
+	k := string(s.Engine.ID)
+	if chunkedPrefill(s) {
+		k += "/chunked"
 	}
-	k := string(s.Engine.ID) + "/chunked"
-	if variable {
-		k += "/variable"
-	}
-	return k
+	return lengthsKey(k, variable)
 }
 
-// engineQueueKey is the key of engine e without the scheduling split.
-func engineQueueKey(e EngineID, variable bool) string {
+// lengthsKey appends "/variable" to a queue key for varied lengths.
+func lengthsKey(k string, variable bool) string {
 	if variable {
-		return string(e) + "/variable"
+		return k + "/variable"
 	}
-	return string(e)
+	return k
 }
 
 // chunkedPrefill reports whether the engine, as launched with its
@@ -509,7 +506,6 @@ func predictWith(pm perfModel, w Workload) Prediction {
 			if w.VariableLengths {
 				sigma = pm.queue[1]
 			}
-			sigma = math.Min(1, math.Max(0, sigma))
 			tpot += (1 - sigma) * others / gaps
 			ttft += 1.5*step + sigma*others
 		}

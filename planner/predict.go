@@ -298,8 +298,8 @@ func littleBatch(pm perfModel, w Workload, rate float64, capN int) int {
 	for i := 0; i < 40; i++ {
 		w.Concurrency = max(int(math.Round(n)), 1)
 		pr := predictWith(pm, w)
-		cycle := float64(pr.TTFT) + (float64(w.Gen)-1)*float64(pr.TPOT)
-		next := math.Min(rate*cycle/1000, float64(capN))
+		// A request's time in the system is the batch over the completion rate.
+		next := math.Min(rate*float64(pr.Concurrency)/pr.ReqPerS, float64(capN))
 		n = math.Sqrt(n * math.Max(next, 1))
 	}
 	return min(max(int(math.Round(n)), 1), capN)
