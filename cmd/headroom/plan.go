@@ -261,10 +261,15 @@ func loadText(wl planner.Workload) string {
 	if wl.Rate > 0 {
 		return fmt.Sprintf("%.3g requests/s arriving at random (Poisson)", wl.Rate)
 	}
-	if wl.Concurrency == 1 {
-		return "1 user"
+	return plural(wl.Concurrency, "user")
+}
+
+// plural is "1 user", "8 users".
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
 	}
-	return fmt.Sprintf("%d users", wl.Concurrency)
+	return fmt.Sprintf("%d %ss", n, unit)
 }
 
 func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, note string, top int) {
