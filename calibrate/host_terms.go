@@ -17,5 +17,6 @@ func HostTerms(res host.Result) planner.Calibrated {
 	if bw <= 0 {
 		bw = res.ReadGBs
 	}
-	return planner.Calibrated{BandwidthGBs: bw, TFLOPS: res.SgemmGFLOPS / 1000, DecodeEff: 1, PrefillEff: 1}
+	return planner.Calibrated{BandwidthGBs: bw, TFLOPS: res.SgemmGFLOPS / 1000, DecodeEff: 1, PrefillEff: 1,
+		GEMVBandwidth: res.GEMVGBs > 0}
 }

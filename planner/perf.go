@@ -252,7 +252,10 @@ type perfModel struct {
 	wt         weightTraffic
 	// queue is the closed-loop queue share σ for fixed and varied
 	// request lengths (queueFactor, looked up once per scenario).
-	queue  [2]float64 // [0] fixed, [1] varied
+	queue [2]float64 // [0] fixed, [1] varied
+	// gemv: the bandwidth was measured by a matrix-vector kernel
+	// (Calibrated.GEMVBandwidth), so one-sequence steps are bound by it.
+	gemv   bool
 	source string
 }
 
@@ -273,6 +276,7 @@ func (pm *perfModel) applyCalibration(c Calibrated) {
 	if c.StepOverheadMs > 0 {
 		pm.ovh = c.StepOverheadMs
 	}
+	pm.gemv = c.GEMVBandwidth && c.BandwidthGBs > 0
 	pm.source = "calibrated"
 }
 
@@ -332,7 +336,7 @@ func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 	flops := (2*float64(m.active())/float64(speedDevices(s)) + 4*float64(m.Layers)*attnDim(m)*ctx/float64(speedDevices(s))) * float64(b)
 	tComp := flops / (pm.peak * pm.effP * smallBatchGEMM(s.Engine, b)) * 1000
 	t, bound := tMem, "memory"
-	if tComp > tMem {
+	if tComp > tMem && !(pm.gemv && b == 1) {
 		t, bound = tComp, "compute"
 	}
 	if s.OffloadBytes > 0 && s.Hardware.MemoryModel == MemDiscrete {

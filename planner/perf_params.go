@@ -43,6 +43,13 @@ type Calibrated struct {
 	// (calibrate host).
 	BandwidthGBs float64 `toml:"bandwidth_gb_s" json:"bandwidth_gb_s"`
 	TFLOPS       float64 `toml:"tflops" json:"tflops"`
+	// GEMVBandwidth says BandwidthGBs was measured with a matrix-vector
+	// kernel (calibrate host's GEMV), the kernel class of a one-sequence
+	// decode step, so that rate already carries the step's arithmetic:
+	// a batch of one is bound by it alone, not also by TFLOPS, which a
+	// portable GEMM measures below the vector units an engine's own
+	// kernels use.
+	GEMVBandwidth bool `toml:"gemv_bandwidth,omitempty" json:"gemv_bandwidth,omitempty"`
 }
 
 // CalibrationKey names a calibration: hardware/engine/backend.

@@ -244,3 +244,42 @@ func TestQueueShareKeepsCycle(t *testing.T) {
 		prev = pr
 	}
 }
+
+// testCPU is a 100M-parameter F16 llama on one CPU with Ollama, built from
+// literals (the shape of calibrate/enginetest's hr-100m).
+func testCPU() Scenario {
+	h := Hardware{ID: "cpu", Kind: KindCPU, Memory: 16 * GiB, MemoryModel: MemHost, BandwidthGBs: 20,
+		Arch: "cpu", Backends: []Backend{CPU}, TFLOPS: map[Precision]float64{FP32: 0.1}}
+	m := Model{ID: "m", Params: 94e6, ActiveParams: 94e6, Layers: 14, Hidden: 768, FFN: 2048, Heads: 12,
+		KVHeads: 4, HeadDim: 64, Vocab: 4096, GatedMLP: true, MaxContext: 2048}
+	e := Engine{ID: "ollama", Policy: "ollama", Backends: []Backend{CPU},
+		Formats: map[Backend][]QuantFamily{CPU: {"gguf"}}, KVTypes: []string{"f16"}}
+	q := Quant{ID: "f16", Family: "gguf", LinearBPW: 16, EmbedBPW: 16, HeadBPW: 16, Compute: FP16}
+	return Scenario{Hardware: h, Devices: 1, Engine: e, Model: m, Quant: q, KV: KVType{ID: "f16", BytesPerElement: 2}, Concurrency: 1}
+}
+
+// A host calibration whose bandwidth came from a GEMV kernel bounds a
+// one-sequence decode step by that bandwidth alone: the portable SGEMM
+// rate (here 19 GFLOP/s, which alone would make the step compute-bound)
+// does not apply to a matrix-vector step. Batches of two or more are
+// matrix products and still see the SGEMM rate.
+func TestGEMVCalibrationBoundsOneSequence(t *testing.T) {
+	for _, gemv := range []bool{false, true} {
+		pm := newPerfModel(testCPU(), nil)
+		pm.applyCalibration(Calibrated{BandwidthGBs: 25, TFLOPS: 0.019, DecodeEff: 1, PrefillEff: 1, GEMVBandwidth: gemv})
+		bytes := pm.wt.bytes(pm.s.Model, 1) + 100*pm.kvTok
+		memMs := pm.ovh + bytes/25e9*1000
+		step1, bound1 := pm.decodeStep(1, 100)
+		_, bound4 := pm.decodeStep(4, 100)
+		if bound4 != "compute" {
+			t.Errorf("gemv=%v: batch 4 bound by %s, want compute", gemv, bound4)
+		}
+		if gemv {
+			if bound1 != "memory" || math.Abs(step1-memMs) > 1e-9 {
+				t.Errorf("gemv: batch 1 step %.3f ms (%s), want the memory time %.3f ms", step1, bound1, memMs)
+			}
+		} else if bound1 != "compute" || step1 <= memMs*1.2 {
+			t.Errorf("portable GEMM only: batch 1 step %.3f ms (%s), want compute-bound above %.3f ms", step1, bound1, memMs)
+		}
+	}
+}

@@ -122,16 +122,21 @@ func TestCalibrateTwoSizesPredictThird(t *testing.T) {
 func TestHostCalibrationPredictsOllamaDecode(t *testing.T) {
 	url, names := ServeModels(t, Sizes[2])
 	c, _, _ := profiles.Load(profiles.Options{})
-	res, err := host.Run(context.Background(), host.Options{Budget: 10 * time.Second, Threads: NumThread}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("host: GEMV %.1f GB/s, read %.1f GB/s, SGEMM %.1f GFLOP/s", res.GEMVGBs, res.ReadGBs, res.SgemmGFLOPS)
-	// Best of three runs, as the host benchmark takes the best of its
-	// passes: on a shared 2-core machine one run's decode rate swings
-	// 1.5× with other load.
+	// Best of three runs on each side, alternating host and engine runs so
+	// that both see the same share of the machine: on a shared 2-core
+	// machine one run's rate swings 1.5× with other load, and a host
+	// benchmark taken alone under load would blame the planner for it.
+	var res host.Result
 	var tg []planner.Measurement
 	for run := 0; run < 3; run++ {
+		r, err := host.Run(context.Background(), host.Options{Budget: 10 * time.Second, Threads: NumThread}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("run %d: host GEMV %.1f GB/s, read %.1f GB/s, SGEMM %.1f GFLOP/s", run+1, r.GEMVGBs, r.ReadGBs, r.SgemmGFLOPS)
+		if r.GEMVGBs > res.GEMVGBs {
+			res = r
+		}
 		s, err := endpoint.Run(context.Background(), endpoint.Options{URL: url, Model: names[0], Budget: 12 * time.Second,
 			MaxConcurrency: 1, GenTokens: 48, Repeats: 3, StallTimeout: 30 * time.Second}, nil)
 		if err != nil {
