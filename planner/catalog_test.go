@@ -291,3 +291,55 @@ func BenchmarkPlanAllDevices(b *testing.B) {
 		}
 	}
 }
+
+// A throughput row whose steps are bound by compute (MLPerf Offline,
+// TensorRT-LLM FP8 on 8×H200) cannot be reproduced by any decode
+// efficiency, so the decode pass skips it and the prefill pass fits the
+// compute efficiency it implies, which then reproduces the row. Before,
+// such rows informed neither efficiency.
+func TestComputeBoundRowInformsPrefill(t *testing.T) {
+	c := catalog(t)
+	rows, _, err := measurements.LoadPublished()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row *planner.Measurement
+	for i, m := range rows {
+		if m.Hardware == "nvidia-h200-sxm-141gb" && m.Engine == "trtllm" && m.Metric == planner.MetricTotalOut {
+			row = &rows[i]
+			break
+		}
+	}
+	if row == nil {
+		t.Fatal("no H200 TensorRT-LLM total_out_tps row in the measurements")
+	}
+	// At the priors (before any fit) its steps are compute-bound.
+	p := planner.DefaultPerfParams()
+	if _, ok := planner.RowEfficiency(c, *row, &p, true); ok {
+		t.Fatalf("decode pass inverted a compute-bound row: %+v", *row)
+	}
+	effP, ok := planner.RowEfficiency(c, *row, &p, false)
+	if !ok || effP <= 0 || effP > 2 {
+		t.Fatalf("prefill pass: efficiency %g, ok %v", effP, ok)
+	}
+	// Every prefill rate folds into the fit through its features; check
+	// the inversion itself: a fit whose only prefill effect is this
+	// efficiency reproduces the row.
+	p.Prefill = planner.Effects{Intercept: math.Log(effP), Terms: map[string]float64{}}
+	got, err := planner.PredictMeasurement(c, *row, &p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got/row.Value-1) > 0.01 {
+		t.Errorf("with η_p %.3f the row predicts %.0f, measured %.0f", effP, got, row.Value)
+	}
+	// A decode-bound row is left to the decode pass.
+	for _, m := range rows {
+		if m.Metric == planner.MetricTG && m.Hardware == "nvidia-rtx-4090" {
+			if _, ok := planner.RowEfficiency(c, m, &p, false); ok {
+				t.Errorf("prefill pass took a decode-bound tg row: %+v", m)
+			}
+			break
+		}
+	}
+}

@@ -36,7 +36,26 @@ func decodeMetric(m Metric) bool {
 // by bisection in log space over [0.003, 2]. ok is false when the row
 // cannot be inverted (unknown device, or no efficiency reaches it).
 func impliedEfficiency(c *Catalog, m Measurement, p *PerfParams, dec bool) (float64, bool) {
-	f := func(eff float64) float64 {
+	inv, ok := newEffInversion(c, m, p, dec)
+	if !ok {
+		return 0, false
+	}
+	return inv.solve(), true
+}
+
+// effInversion brackets the efficiency that reproduces one row.
+type effInversion struct {
+	f      func(eff float64) float64
+	sign   float64 // −1 for latencies (they fall as efficiency rises)
+	target float64
+}
+
+// newEffInversion evaluates the row at both ends of [0.003, 2]; ok is
+// false when the row cannot be predicted or the target lies outside
+// what that efficiency reaches (overheads or the other term dominate).
+func newEffInversion(c *Catalog, m Measurement, p *PerfParams, dec bool) (effInversion, bool) {
+	inv := effInversion{sign: 1, target: m.Value}
+	inv.f = func(eff float64) float64 {
 		var v float64
 		var err error
 		if dec {
@@ -49,29 +68,57 @@ func impliedEfficiency(c *Catalog, m Measurement, p *PerfParams, dec bool) (floa
 		}
 		return v
 	}
-	// Latencies fall as efficiency rises; rates rise.
-	sign := 1.0
 	if m.Metric == MetricTTFT || m.Metric == MetricTPOT || m.Metric == MetricITL {
-		sign = -1
+		inv.sign = -1
 	}
-	lo, hi := math.Log(0.003), math.Log(2.0)
-	flo, fhi := f(math.Exp(lo)), f(math.Exp(hi))
+	flo, fhi := inv.f(effLo), inv.f(effHi)
 	if math.IsNaN(flo) || math.IsNaN(fhi) {
-		return 0, false
+		return inv, false
 	}
-	target := m.Value
-	if sign*(flo-target) > 0 || sign*(fhi-target) < 0 {
-		return 0, false // unreachable: overheads or the other term dominate
+	if inv.sign*(flo-inv.target) > 0 || inv.sign*(fhi-inv.target) < 0 {
+		return inv, false
 	}
+	return inv, true
+}
+
+// Bounds of the efficiency search.
+const effLo, effHi = 0.003, 2.0
+
+func (inv effInversion) solve() float64 {
+	lo, hi := math.Log(effLo), math.Log(effHi)
 	for i := 0; i < 24; i++ {
 		mid := (lo + hi) / 2
-		if sign*(f(math.Exp(mid))-target) < 0 {
+		if inv.sign*(inv.f(math.Exp(mid))-inv.target) < 0 {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return math.Exp((lo + hi) / 2), true
+	return math.Exp((lo + hi) / 2)
+}
+
+// rowEfficiency is the efficiency a row informs in the decode (dec) or
+// prefill pass of FitPerf. Prefill rows inform η_p. Throughput and
+// inter-token rows inform η_d, except those no η_d reaches because their
+// steps are bound by compute (large saturated batches: MLPerf Offline and
+// Server runs of TensorRT-LLM on H100/H200); there the row measures how
+// close the engine gets to the device's FLOP/s, so it informs η_p in the
+// prefill pass instead of being dropped.
+func rowEfficiency(c *Catalog, m Measurement, p *PerfParams, dec bool) (float64, bool) {
+	if m.Metric == MetricKV || m.Metric == MetricTTFT {
+		return 0, false
+	}
+	own := decodeMetric(m.Metric)
+	if own == dec {
+		return impliedEfficiency(c, m, p, dec)
+	}
+	if dec || !own {
+		return 0, false
+	}
+	if _, reach := newEffInversion(c, m, p, true); reach {
+		return 0, false // the decode pass used it
+	}
+	return impliedEfficiency(c, m, p, false)
 }
 
 // robustFit is ridgeFit made robust to outlying rows by iteratively
@@ -173,10 +220,7 @@ func FitPerf(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
 			var feats [][]string
 			var y []float64
 			for _, m := range rows {
-				if m.Metric == MetricKV || decodeMetric(m.Metric) != dec || m.Metric == MetricTTFT {
-					continue
-				}
-				eff, ok := impliedEfficiency(c, m, &p, dec)
+				eff, ok := rowEfficiency(c, m, &p, dec)
 				if !ok {
 					continue
 				}

@@ -333,8 +333,7 @@ func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 	m := s.Model
 	bytes := pm.wt.bytes(m, b) + float64(b)*ctx*pm.kvTok
 	tMem := bytes / (pm.bw * pm.effD) * 1000
-	flops := (2*float64(m.active())/float64(speedDevices(s)) + 4*float64(m.Layers)*attnDim(m)*ctx/float64(speedDevices(s))) * float64(b)
-	tComp := flops / (pm.peak * pm.effP * smallBatchGEMM(s.Engine, b)) * 1000
+	tComp := pm.decodeCompute(b, ctx)
 	t, bound := tMem, "memory"
 	if tComp > tMem && !(pm.gemv && b == 1) {
 		t, bound = tComp, "compute"
@@ -349,6 +348,36 @@ func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 		bound = "host memory"
 	}
 	return pm.ovh + t + allReduceMs(s, float64(b)), bound
+}
+
+// decodeCompute is the compute-only ms of one decode step of batch b at
+// mean context ctx: 2·N_act FLOPs per token plus attention over the
+// context (modeling.md §3.1), at η_p of the device's peak, each matrix
+// product at the small-batch efficiency of the columns it sees. Dense
+// layers see the whole batch; an MoE expert sees only the tokens routed
+// to it, b·k/E_touched(b) on average (modeling.md §3.3), so in a GGML
+// engine a batch of 32 on a 32-expert top-4 model multiplies each expert
+// by ~4 columns, not 32 (§3.6: MMVQ/MMQ choice and efficiency follow the
+// column count of each mul_mat_id slice).
+func (pm perfModel) decodeCompute(b int, ctx float64) float64 {
+	s := pm.s
+	m := s.Model
+	sd := float64(speedDevices(s))
+	bf := float64(b)
+	dense := float64(m.active())
+	var experts float64 // active expert parameters per token
+	cols := bf
+	if m.IsMoE() {
+		experts = math.Min(float64(m.ExpertParams())*float64(m.TopK)/float64(m.Experts), dense)
+		dense -= experts
+		cols = bf * float64(m.TopK) / math.Max(expertsTouched(m.Experts, m.TopK, b), 1)
+	}
+	rate := pm.peak * pm.effP
+	t := (2*dense/sd + 4*float64(m.Layers)*attnDim(m)*ctx/sd) * bf / (rate * smallBatchGEMM(s.Engine, bf))
+	if experts > 0 {
+		t += 2 * experts / sd * bf / (rate * smallBatchGEMM(s.Engine, cols))
+	}
+	return t * 1000
 }
 
 // queueFactor is the fitted share σ ∈ [0, 1] of other requests' prefills
@@ -441,11 +470,11 @@ func chunkedPrefill(s Scenario) bool {
 // is [U], chosen against the batched rows of the published measurements.
 // Other engines use cuBLAS/hipBLASLt GEMMs whose small-batch cost the
 // fitted efficiency already carries (factor 1).
-func smallBatchGEMM(e Engine, b int) float64 {
-	if !e.IsGGML() || b < 2 {
+func smallBatchGEMM(e Engine, cols float64) float64 {
+	if !e.IsGGML() || cols < 2 {
 		return 1
 	}
-	return float64(b) / (float64(b) + 16)
+	return cols / (cols + 16)
 }
 
 // prefillCompute is the compute-only ms to process n prompt tokens at
@@ -470,13 +499,19 @@ func Predict(s Scenario, w Workload, p *PerfParams) Prediction {
 	return predictWith(newPerfModel(s, p), w)
 }
 
+// genTokens is the workload's generated tokens per request, 128 when
+// not stated.
+func genTokens(w Workload) float64 {
+	if w.Gen <= 0 {
+		return 128
+	}
+	return float64(w.Gen)
+}
+
 func predictWith(pm perfModel, w Workload) Prediction {
 	b := max(w.Concurrency, 1)
 	prompt := float64(w.Prompt)
-	gen := float64(w.Gen)
-	if gen <= 0 {
-		gen = 128
-	}
+	gen := genTokens(w)
 	ctx := float64(w.Depth) + prompt + gen/2
 	step, bound := pm.decodeStep(b, ctx)
 	tpot := step

@@ -286,7 +286,14 @@ func operatingPoint(pm perfModel, w Workload, rate float64, capN int) (pr, capac
 	}
 	w.Rate = rate
 	w.Concurrency = littleBatch(pm, w, rate, capN)
-	return predictWith(pm, w), capacity, true
+	pr = predictWith(pm, w)
+	// A server that keeps up completes what arrives (Little's law); the
+	// whole batch in flight above only sets the step times. At a rate
+	// that keeps less than one request in flight, that batch of one
+	// would otherwise claim completions that never arrived.
+	pr.ReqPerS = rate
+	pr.TotalTPS = TokensPerSecond(rate * genTokens(w))
+	return pr, capacity, true
 }
 
 // littleBatch is the batch an open-loop arrival rate λ keeps in flight:

@@ -283,3 +283,40 @@ func TestGEMVCalibrationBoundsOneSequence(t *testing.T) {
 		}
 	}
 }
+
+// In a GGML engine an MoE expert's matrix product sees the tokens routed
+// to it, b·k/E_touched(b), so a batch's expert compute runs at the
+// small-batch efficiency of those few columns; dense models and engines
+// with batched GEMMs are unchanged.
+func TestMoEExpertColumns(t *testing.T) {
+	s := testCPU()
+	s.Hardware.TFLOPS = map[Precision]float64{FP16: 30, FP32: 30}
+	dense := newPerfModel(s, nil)
+	moe := s
+	moe.Model.Experts, moe.Model.TopK = 32, 4
+	pmMoE := newPerfModel(moe, nil)
+	ex := math.Min(float64(moe.Model.ExpertParams())*4/32, float64(moe.Model.active()))
+	if ex <= 0 {
+		t.Fatal("test model has no expert parameters")
+	}
+	for _, b := range []int{16, 32} {
+		cols := float64(b) * 4 / expertsTouched(32, 4, b)
+		rate := pmMoE.peak * pmMoE.effP
+		want := ((2*(float64(moe.Model.active())-ex)+4*float64(moe.Model.Layers)*attnDim(moe.Model)*10)*float64(b)/(rate*smallBatchGEMM(moe.Engine, float64(b))) +
+			2*ex*float64(b)/(rate*smallBatchGEMM(moe.Engine, cols))) * 1000
+		if got := pmMoE.decodeCompute(b, 10); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("b=%d: MoE compute %.4f ms, want %.4f", b, got, want)
+		}
+		if cols >= float64(b)/2 || pmMoE.decodeCompute(b, 10) <= dense.decodeCompute(b, 10) {
+			t.Errorf("b=%d: %.1f columns per expert; MoE %.3f ms vs dense %.3f ms", b, cols, pmMoE.decodeCompute(b, 10), dense.decodeCompute(b, 10))
+		}
+	}
+	// A non-GGML engine's GEMMs carry their small-batch cost in the fit.
+	v := moe
+	v.Engine = Engine{ID: "vllm", Policy: "vllm"}
+	pv := newPerfModel(v, nil)
+	want := (2*float64(v.Model.active()) + 4*float64(v.Model.Layers)*attnDim(v.Model)*10) * 32 / (pv.peak * pv.effP) * 1000
+	if got := pv.decodeCompute(32, 10); math.Abs(got-want) > 1e-6*want {
+		t.Errorf("vllm MoE compute %.4f ms, want %.4f (no column factor)", got, want)
+	}
+}

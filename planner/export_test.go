@@ -1,0 +1,5 @@
+package planner
+
+// RowEfficiency exposes rowEfficiency to the catalog-backed tests in
+// package planner_test (which may import profiles; this package may not).
+var RowEfficiency = rowEfficiency
