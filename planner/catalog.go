@@ -181,6 +181,11 @@ func (c *Catalog) FindModel(q string) (Model, error) {
 
 // FindQuant resolves a quantization id or alias (q4_k_m, Q4_K_M, awq, int4).
 func (c *Catalog) FindQuant(q string) (Quant, error) {
+	for _, x := range c.Quants {
+		if x.ID == q { // a catalog id as the planner passes it: no normalizing
+			return x, nil
+		}
+	}
 	ids, names := make([]string, len(c.Quants)), make([]string, len(c.Quants))
 	al := make([][]string, len(c.Quants))
 	for i, x := range c.Quants {
@@ -195,6 +200,11 @@ func (c *Catalog) FindQuant(q string) (Quant, error) {
 
 // FindKVType resolves a KV-cache type id or alias (f16, fp8, q8_0).
 func (c *Catalog) FindKVType(q string) (KVType, error) {
+	for _, x := range c.KVTypes {
+		if x.ID == q { // a catalog id as the planner passes it: no normalizing
+			return x, nil
+		}
+	}
 	ids := make([]string, len(c.KVTypes))
 	al := make([][]string, len(c.KVTypes))
 	for i, x := range c.KVTypes {

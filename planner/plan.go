@@ -380,7 +380,10 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 		return cand, false
 	}
 	s.OffloadBytes = fit.Breakdown.HostWeights
-	cand.Scenario = &s
+	// A copy, so that s itself stays on the stack for the many candidates
+	// dropped above (BenchmarkPlanAllDevices: a third of its allocation).
+	kept := s
+	cand.Scenario = &kept
 	maxC := max(fit.MaxConcurrencyAtContext, 1)
 	w := req.Workload
 	w.Serving = true
