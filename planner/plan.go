@@ -565,7 +565,7 @@ func explain(cs []Candidate, slo SLO) {
 		case !c.MeetsSLO:
 			c.Why = sloMiss(c.Curve[0], slo, "even with one user")
 		case best.MeetsSLO && c.Pred.TotalTPS < best.Pred.TotalTPS:
-			c.Why = fmt.Sprintf("%.0f%% lower total throughput (%s vs %s at %d users)", 100*(1-float64(c.Pred.TotalTPS)/float64(best.Pred.TotalTPS)), c.Pred.TotalTPS, best.Pred.TotalTPS, c.Concurrency)
+			c.Why = fmt.Sprintf("%.0f%% lower total throughput (%s vs %s at %s)", 100*(1-float64(c.Pred.TotalTPS)/float64(best.Pred.TotalTPS)), c.Pred.TotalTPS, best.Pred.TotalTPS, Plural(c.Concurrency, "user"))
 		default:
 			c.Why = "within 3% of the best; ranked by weight precision and device count"
 		}
@@ -604,7 +604,7 @@ func explainAtRate(cs []Candidate, slo SLO, rate float64) {
 		c := &cs[i]
 		switch {
 		case c.Utilization >= 1:
-			c.Why = fmt.Sprintf("cannot keep up with %.3g req/s: capacity %.3g req/s at %d sequences", rate, c.CapacityReqPerS, c.Pred.Concurrency)
+			c.Why = fmt.Sprintf("cannot keep up with %.3g req/s: capacity %.3g req/s at %s", rate, c.CapacityReqPerS, Plural(c.Pred.Concurrency, "sequence"))
 		case !slo.Meets(c.Pred):
 			c.Why = sloMiss(c.Pred, slo, fmt.Sprintf("at %.3g req/s", rate))
 		case !c.MeetsSLO:

@@ -76,3 +76,11 @@ func ParseRate(v string) (float64, error) {
 	}
 	return f / per, nil
 }
+
+// Plural counts a unit in English: "1 user", "8 users".
+func Plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}

@@ -32,3 +32,15 @@ func FuzzParseRate(f *testing.F) {
 		}
 	})
 }
+
+func TestPlural(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		unit string
+		want string
+	}{{1, "user", "1 user"}, {0, "user", "0 users"}, {8, "sequence", "8 sequences"}, {2, "slot", "2 slots"}} {
+		if got := Plural(c.n, c.unit); got != c.want {
+			t.Errorf("Plural(%d, %q) = %q, want %q", c.n, c.unit, got, c.want)
+		}
+	}
+}

@@ -91,22 +91,15 @@ func age(now, t time.Time) string {
 	case d < time.Minute:
 		return "just now"
 	case d < time.Hour:
-		return plural(int(d/time.Minute), "minute") + " ago"
+		return planner.Plural(int(d/time.Minute), "minute") + " ago"
 	case d < 48*time.Hour:
-		return plural(int(d/time.Hour), "hour") + " ago"
+		return planner.Plural(int(d/time.Hour), "hour") + " ago"
 	}
-	return plural(int(d/(24*time.Hour)), "day") + " ago"
+	return planner.Plural(int(d/(24*time.Hour)), "day") + " ago"
 }
 
 // usersText is "1 user" or "n users".
-func usersText(n int) string { return plural(n, "user") }
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return fmt.Sprintf("%d %ss", n, unit)
-}
+func usersText(n int) string { return planner.Plural(n, "user") }
 
 // parseTokens reads a context entry: "" means automatic (0).
 func parseTokens(s string) (planner.Tokens, error) {

@@ -385,7 +385,7 @@ func loadText(r PlanRow) string {
 	if r.Capacity <= 0 {
 		return "no capacity figure"
 	}
-	return fmt.Sprintf("%.0f%% of its %s capacity, %s", 100*r.Utilization, rateText(r.Capacity), plural(r.Concurrency, "slot"))
+	return fmt.Sprintf("%.0f%% of its %s capacity, %s", 100*r.Utilization, rateText(r.Capacity), planner.Plural(r.Concurrency, "slot"))
 }
 
 // selectRow charts row i (called by the table).

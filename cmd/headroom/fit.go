@@ -286,7 +286,7 @@ func printFit(w io.Writer, s planner.Scenario, r planner.FitResult, note string)
 		fmt.Fprintf(w, "Layers on the device: %d of %d\n", r.GPULayers, r.TotalLayers+1)
 	}
 	fmt.Fprintf(w, "Context per sequence: %d tokens × %d concurrent\n", r.Context, r.Concurrency)
-	fmt.Fprintf(w, "  longest context with %s: %d tokens\n", plural(r.Concurrency, "sequence"), r.MaxContextAtConcurrency)
+	fmt.Fprintf(w, "  longest context with %s: %d tokens\n", planner.Plural(r.Concurrency, "sequence"), r.MaxContextAtConcurrency)
 	fmt.Fprintf(w, "  most sequences at %d tokens: %d\n", r.Context, r.MaxConcurrencyAtContext)
 	for _, a := range r.Assumptions {
 		fmt.Fprintf(w, "Assumption: %s\n", a)

@@ -484,7 +484,7 @@ func endpointParams(s endpoint.Samples) []ui.Param {
 		ps = append(ps, ui.Param{Name: fmt.Sprintf("prefill %d tokens", p.PromptTokens), Value: p.Rate.String(), Note: p.RateSource})
 	}
 	for _, d := range s.Decode {
-		ps = append(ps, ui.Param{Name: fmt.Sprintf("decode, %d users", d.Concurrency), Value: d.Rate.String() + " each",
+		ps = append(ps, ui.Param{Name: "decode, " + planner.Plural(d.Concurrency, "user"), Value: d.Rate.String() + " each",
 			Note: "total " + d.TotalRate.String()})
 	}
 	return ps

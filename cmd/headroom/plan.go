@@ -261,15 +261,7 @@ func loadText(wl planner.Workload) string {
 	if wl.Rate > 0 {
 		return fmt.Sprintf("%.3g requests/s arriving at random (Poisson)", wl.Rate)
 	}
-	return plural(wl.Concurrency, "user")
-}
-
-// plural is "1 user", "8 users".
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return fmt.Sprintf("%d %ss", n, unit)
+	return planner.Plural(wl.Concurrency, "user")
 }
 
 func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, note string, top int) {
@@ -292,8 +284,8 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 			fmt.Fprintf(w, "  %d requests in flight on average, %.0f%% of its capacity (%.3g req/s); allow %d concurrent sequences for bursts\n",
 				b.Pred.Concurrency, 100*b.Utilization, b.CapacityReqPerS, b.Concurrency)
 		} else {
-			fmt.Fprintf(w, "\nBest: %s on %s — %d users at %s each (%s total), TTFT %s, TPOT %s  [%s%s]\n",
-				b.Label(), b.Backend, b.Concurrency, b.Pred.DecodeTPS, b.Pred.TotalTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
+			fmt.Fprintf(w, "\nBest: %s on %s — %s at %s each (%s total), TTFT %s, TPOT %s  [%s%s]\n",
+				b.Label(), b.Backend, planner.Plural(b.Concurrency, "user"), b.Pred.DecodeTPS, b.Pred.TotalTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
 		}
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		users := "USERS"
@@ -323,7 +315,7 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 		} else {
 			fmt.Fprintln(w, "\nPareto front (total vs per-user tok/s):")
 			for _, c := range res.Pareto {
-				fmt.Fprintf(w, "  %-34s %7.0f total  %6.1f per user  (%d users)\n", c.Label(), float64(c.Pred.TotalTPS), float64(c.Pred.DecodeTPS), c.Concurrency)
+				fmt.Fprintf(w, "  %-34s %7.0f total  %6.1f per user  (%s)\n", c.Label(), float64(c.Pred.TotalTPS), float64(c.Pred.DecodeTPS), planner.Plural(c.Concurrency, "user"))
 			}
 		}
 	}
