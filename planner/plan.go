@@ -188,6 +188,15 @@ func kernelProblem(s Scenario, b Backend) string {
 		return "NVFP4 needs Blackwell"
 	case h.Arch == "volta" && (q.Family == FamilyAWQ || q.Family == FamilyGPTQ) && s.Engine.Policy == "vllm":
 		return "Marlin 4-bit kernels need compute capability 8.0+"
+	case s.Engine.Policy == "tgi" && b == ROCm && !strings.HasPrefix(h.Arch, "cdna"):
+		// Dockerfile_amd builds PyTorch and the kernels with
+		// PYTORCH_ROCM_ARCH="gfx90a;gfx942"; Hugging Face validates
+		// Instinct MI210/MI250/MI300 only (optimum docs, amdgpu/overview).
+		return fmt.Sprintf("TGI's ROCm image is built for Instinct (gfx90a, gfx942) only, not %s", h.Arch)
+	case s.Engine.Policy == "trtllm" && s.KV.ID == "fp8" && !h.SupportsNative(FP8):
+		// TensorRT-LLM support matrix: Ampere runs FP32/FP16/BF16/INT8/INT4,
+		// FP8 needs Ada (SM89), Hopper or Blackwell.
+		return fmt.Sprintf("TensorRT-LLM's FP8 KV cache needs FP8 hardware (Ada, Hopper, Blackwell), not %s", h.Arch)
 	}
 	return ""
 }

@@ -146,3 +146,56 @@ func TestPlanImpossibleSLOAdvice(t *testing.T) {
 		}
 	}
 }
+
+// Engines are only offered where their builds have kernels: TGI's ROCm
+// image is compiled for Instinct gfx90a/gfx942 (Dockerfile_amd), so an
+// RDNA APU gets no TGI plan but the MI300X does; TensorRT-LLM's FP8 KV
+// cache needs FP8 hardware, so Ampere gets none and Ada does.
+func TestEngineBuildsLimitOffers(t *testing.T) {
+	c := catalog(t)
+	m, err := c.FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	offered := func(hw string, keep func(planner.Candidate) bool) (ranked, dropped []planner.Candidate) {
+		h, err := c.FindHardware(hw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m,
+			Workload: planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 4}})
+		for _, x := range res.Ranked {
+			if keep(x) {
+				ranked = append(ranked, x)
+			}
+		}
+		for _, x := range res.Dropped {
+			if keep(x) {
+				dropped = append(dropped, x)
+			}
+		}
+		return ranked, dropped
+	}
+	tgi := func(x planner.Candidate) bool { return x.Engine == "tgi" }
+	r, d := offered("amd-ryzen-ai-max-395", tgi)
+	if len(r) > 0 {
+		t.Errorf("Strix Halo: TGI offered (%s)", r[0].Label())
+	}
+	instinct := false
+	for _, x := range d {
+		instinct = instinct || strings.Contains(x.Why, "Instinct")
+	}
+	if !instinct {
+		t.Errorf("Strix Halo: no TGI candidate dropped for want of an Instinct build: %+v", d)
+	}
+	if r, _ := offered("amd-mi300x", tgi); len(r) == 0 {
+		t.Error("MI300X: TGI not offered")
+	}
+	trtFP8 := func(x planner.Candidate) bool { return x.Engine == "trtllm" && x.KVType == "fp8" }
+	if r, d := offered("nvidia-rtx-3090", trtFP8); len(r) > 0 || len(d) == 0 {
+		t.Errorf("RTX 3090: TensorRT-LLM with FP8 KV offered %d times, dropped %d", len(r), len(d))
+	}
+	if r, _ := offered("nvidia-rtx-4090", trtFP8); len(r) == 0 {
+		t.Error("RTX 4090 (Ada): TensorRT-LLM with FP8 KV not offered")
+	}
+}
