@@ -280,8 +280,20 @@ func dockerize(l Launch, s Scenario) Launch {
 	}
 	d := append([]string{"docker", "run", "--rm"}, gpu...)
 	d = append(d, "--ipc=host", "-v", "$HOME/.cache/huggingface:/root/.cache/huggingface")
-	for k, v := range l.Env {
-		d = append(d, "-e", k+"="+v)
+	switch s.Engine.Policy {
+	case "vllm", "tgi", "sglang":
+		// They download weights from the Hub, where many repos
+		// (meta-llama/…) are gated: pass the shell's token through
+		// (huggingface_hub reads HF_TOKEN; unset, it is simply empty).
+		d = append(d, "-e", "HF_TOKEN")
+	}
+	keys := make([]string, 0, len(l.Env))
+	for k := range l.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // one plan, one command: not Go's map order
+	for _, k := range keys {
+		d = append(d, "-e", k+"="+l.Env[k])
 	}
 	args := l.Argv
 	switch s.Engine.Policy {

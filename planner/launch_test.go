@@ -104,6 +104,26 @@ func TestLaunchFlagsMatchPlan(t *testing.T) {
 		if !strings.Contains(s, "docker run") || !strings.Contains(s, "lmsysorg/sglang") || !strings.Contains(s, "--mem-fraction-static") {
 			t.Errorf("docker command:\n%s", s)
 		}
+		if !strings.Contains(s, " -e HF_TOKEN ") {
+			t.Errorf("docker command does not pass HF_TOKEN for gated repos:\n%s", s)
+		}
+	})
+	t.Run("ollama docker is one command", func(t *testing.T) {
+		p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-4090", 1, 4, planner.Ollama)
+		l, _ := planner.LaunchCommand(p, true)
+		first := l.String()
+		if strings.Contains(first, "HF_TOKEN") || !strings.Contains(first, "-e OLLAMA_CONTEXT_LENGTH=") {
+			t.Errorf("ollama docker command:\n%s", first)
+		}
+		// The environment goes out sorted, not in Go's random map order.
+		if a, b := strings.Index(first, "OLLAMA_CONTEXT_LENGTH"), strings.Index(first, "OLLAMA_NUM_PARALLEL"); a < 0 || b < a {
+			t.Errorf("environment not sorted:\n%s", first)
+		}
+		for i := 0; i < 20; i++ {
+			if l, _ := planner.LaunchCommand(p, true); l.String() != first {
+				t.Fatalf("run %d printed another command:\n%s\nvs\n%s", i, l.String(), first)
+			}
+		}
 	})
 }
 
