@@ -287,6 +287,16 @@ func dockerize(l Launch, s Scenario) Launch {
 		// (huggingface_hub reads HF_TOKEN; unset, it is simply empty).
 		d = append(d, "-e", "HF_TOKEN")
 	}
+	if s.Engine.Policy == "ollama" {
+		// Inside the container the server must listen on all interfaces
+		// for -p to reach it, as the other engines' --host 0.0.0.0 do.
+		env := map[string]string{}
+		for k, v := range l.Env {
+			env[k] = v
+		}
+		env["OLLAMA_HOST"] = "0.0.0.0:11434"
+		l.Env = env
+	}
 	keys := make([]string, 0, len(l.Env))
 	for k := range l.Env {
 		keys = append(keys, k)
