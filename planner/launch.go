@@ -271,12 +271,21 @@ func dockerize(l Launch, s Scenario) Launch {
 		l.Notes = append(l.Notes, "no official container image; run natively")
 		return l
 	}
+	if b, _ := s.ResolveBackend(); b == Metal {
+		l.Notes = append(l.Notes, "containers on macOS cannot reach the Metal GPU; run natively")
+		return l
+	}
 	gpu := []string{"--gpus", "all"}
-	if b, _ := s.ResolveBackend(); b == ROCm {
+	switch b, _ := s.ResolveBackend(); b {
+	case ROCm:
 		gpu = []string{"--device", "/dev/kfd", "--device", "/dev/dri", "--group-add", "video"}
 		if s.Engine.ID == VLLM {
 			img = "rocm/vllm:latest"
 		}
+	case Vulkan, SYCL:
+		gpu = []string{"--device", "/dev/dri"}
+	case CPU:
+		gpu = nil
 	}
 	d := append([]string{"docker", "run", "--rm"}, gpu...)
 	d = append(d, "--ipc=host", "-v", "$HOME/.cache/huggingface:/root/.cache/huggingface")
@@ -319,8 +328,15 @@ func dockerize(l Launch, s Scenario) Launch {
 		d = append(d, "--shm-size", "32g", "-p", "30000:30000", img)
 		args = replaceFlag(args, "--host", "0.0.0.0")
 	case "llamacpp":
-		d = append(d, "-p", "8080:8080", "-v", "$PWD:/models", img)
+		d = append(d, "-p", "8080:8080", "-v", "$PWD:/models", llamaCppImage(img, s))
 		args = replaceFlag(args[1:], "--host", "0.0.0.0")
+		// The GGUF is in the mounted folder (llama.cpp docs/docker.md:
+		// -m /models/…), not in the image's working directory.
+		for i := 0; i+1 < len(args); i++ {
+			if args[i] == "-m" && !strings.HasPrefix(args[i+1], "/") {
+				args[i+1] = "/models/" + strings.TrimPrefix(args[i+1], "./")
+			}
+		}
 	case "ollama":
 		d = append(d, "-p", "11434:11434", "-v", "ollama:/root/.ollama", img)
 		args = nil
@@ -329,6 +345,28 @@ func dockerize(l Launch, s Scenario) Launch {
 	l.Prefix = d
 	l.Argv = args
 	return l
+}
+
+// llamaCppImage picks the llama-server image built for the backend
+// (llama.cpp docs/docker.md: server-cuda, server-rocm, server-vulkan,
+// server-intel); the plain :server image is the CPU build, in which -ngl
+// offloads nothing.
+func llamaCppImage(img string, s Scenario) string {
+	if !strings.HasSuffix(img, ":server") {
+		return img
+	}
+	b, _ := s.ResolveBackend()
+	switch b {
+	case CUDA:
+		return img + "-cuda"
+	case ROCm:
+		return img + "-rocm"
+	case Vulkan:
+		return img + "-vulkan"
+	case SYCL:
+		return img + "-intel"
+	}
+	return img
 }
 
 func replaceFlag(a []string, flag, val string) []string {

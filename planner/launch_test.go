@@ -108,6 +108,24 @@ func TestLaunchFlagsMatchPlan(t *testing.T) {
 			t.Errorf("docker command does not pass HF_TOKEN for gated repos:\n%s", s)
 		}
 	})
+	t.Run("llama-server docker", func(t *testing.T) {
+		for _, x := range []struct{ hw, image, device string }{
+			{"nvidia-rtx-4090", "llama.cpp:server-cuda ", "--gpus all"},
+			{"amd-ryzen-ai-max-395", "llama.cpp:server-rocm ", "--device /dev/kfd"},
+		} {
+			p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", x.hw, 1, 4, planner.LlamaCpp)
+			l, _ := planner.LaunchCommand(p, true)
+			s := l.String()
+			if !strings.Contains(s, x.image) || !strings.Contains(s, x.device) || !strings.Contains(s, "-m /models/") ||
+				!strings.Contains(s, `-v "$PWD:/models"`) || !strings.Contains(s, "--host 0.0.0.0") {
+				t.Errorf("%s: docker command:\n%s", x.hw, s)
+			}
+		}
+		p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", "apple-m4-max-40c", 1, 4, planner.LlamaCpp)
+		if l, _ := planner.LaunchCommand(p, true); strings.Contains(l.String(), "docker run") || !strings.Contains(l.String(), "Metal") {
+			t.Errorf("Apple silicon: docker command or no note:\n%s", l.String())
+		}
+	})
 	t.Run("ollama docker is one command", func(t *testing.T) {
 		p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-4090", 1, 4, planner.Ollama)
 		l, _ := planner.LaunchCommand(p, true)
