@@ -279,14 +279,12 @@ func dockerize(l Launch, s Scenario) Launch {
 	switch b, _ := s.ResolveBackend(); b {
 	case ROCm:
 		gpu = []string{"--device", "/dev/kfd", "--device", "/dev/dri", "--group-add", "video"}
-		if s.Engine.ID == VLLM {
-			img = "rocm/vllm:latest"
-		}
 	case Vulkan, SYCL:
 		gpu = []string{"--device", "/dev/dri"}
 	case CPU:
 		gpu = nil
 	}
+	img = backendImage(img, s)
 	d := append([]string{"docker", "run", "--rm"}, gpu...)
 	d = append(d, "--ipc=host", "-v", "$HOME/.cache/huggingface:/root/.cache/huggingface")
 	switch s.Engine.Policy {
@@ -328,7 +326,7 @@ func dockerize(l Launch, s Scenario) Launch {
 		d = append(d, "--shm-size", "32g", "-p", "30000:30000", img)
 		args = replaceFlag(args, "--host", "0.0.0.0")
 	case "llamacpp":
-		d = append(d, "-p", "8080:8080", "-v", "$PWD:/models", llamaCppImage(img, s))
+		d = append(d, "-p", "8080:8080", "-v", "$PWD:/models", img)
 		args = replaceFlag(args[1:], "--host", "0.0.0.0")
 		// The GGUF is in the mounted folder (llama.cpp docs/docker.md:
 		// -m /models/…), not in the image's working directory.
@@ -347,24 +345,31 @@ func dockerize(l Launch, s Scenario) Launch {
 	return l
 }
 
-// llamaCppImage picks the llama-server image built for the backend
-// (llama.cpp docs/docker.md: server-cuda, server-rocm, server-vulkan,
-// server-intel); the plain :server image is the CPU build, in which -ngl
+// backendImage picks the engine's image built for the backend: ROCm
+// builds are separate images (rocm/vllm; ollama/ollama:rocm, Ollama's
+// docs/docker.md; TGI's <version>-rocm, its quick tour), and llama.cpp
+// publishes server-cuda, server-rocm, server-vulkan and server-intel
+// (docs/docker.md), its plain :server being the CPU build, in which -ngl
 // offloads nothing.
-func llamaCppImage(img string, s Scenario) string {
-	if !strings.HasSuffix(img, ":server") {
-		return img
-	}
+func backendImage(img string, s Scenario) string {
 	b, _ := s.ResolveBackend()
-	switch b {
-	case CUDA:
-		return img + "-cuda"
-	case ROCm:
-		return img + "-rocm"
-	case Vulkan:
-		return img + "-vulkan"
-	case SYCL:
-		return img + "-intel"
+	switch s.Engine.Policy {
+	case "llamacpp":
+		if suffix := map[Backend]string{CUDA: "-cuda", ROCm: "-rocm", Vulkan: "-vulkan", SYCL: "-intel"}[b]; suffix != "" && strings.HasSuffix(img, ":server") {
+			return img + suffix
+		}
+	case "vllm":
+		if b == ROCm {
+			return "rocm/vllm:latest"
+		}
+	case "ollama":
+		if b == ROCm {
+			return strings.TrimSuffix(img, ":latest") + ":rocm"
+		}
+	case "tgi":
+		if b == ROCm && !strings.HasSuffix(img, "-rocm") {
+			return img + "-rocm"
+		}
 	}
 	return img
 }

@@ -126,6 +126,24 @@ func TestLaunchFlagsMatchPlan(t *testing.T) {
 			t.Errorf("Apple silicon: docker command or no note:\n%s", l.String())
 		}
 	})
+	t.Run("ROCm images", func(t *testing.T) {
+		for _, x := range []struct {
+			hw     string
+			engine planner.EngineID
+			image  string
+		}{
+			{"amd-ryzen-ai-max-395", planner.Ollama, " ollama/ollama:rocm"},
+			{"amd-mi300x", planner.TGI, "text-generation-inference:3.3.5-rocm "},
+			{"amd-mi300x", planner.VLLM, " rocm/vllm:latest "},
+			{"nvidia-h100-sxm5-80gb", planner.TGI, "text-generation-inference:3.3.5 "},
+		} {
+			p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", x.hw, 1, 4, x.engine)
+			l, _ := planner.LaunchCommand(p, true)
+			if s := l.String() + " "; !strings.Contains(s, x.image) {
+				t.Errorf("%s on %s: want image %q in\n%s", x.engine, x.hw, x.image, s)
+			}
+		}
+	})
 	t.Run("ollama docker is one command", func(t *testing.T) {
 		p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-4090", 1, 4, planner.Ollama)
 		l, _ := planner.LaunchCommand(p, true)
