@@ -108,12 +108,11 @@ func rowEfficiency(c *Catalog, m Measurement, p *PerfParams, dec bool) (float64,
 	if m.Metric == MetricKV || m.Metric == MetricTTFT {
 		return 0, false
 	}
-	own := decodeMetric(m.Metric)
-	if own == dec {
+	if decodeMetric(m.Metric) == dec {
 		return impliedEfficiency(c, m, p, dec)
 	}
-	if dec || !own {
-		return 0, false
+	if dec {
+		return 0, false // a prefill row never informs η_d
 	}
 	if _, reach := newEffInversion(c, m, p, true); reach {
 		return 0, false // the decode pass used it
