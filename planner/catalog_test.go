@@ -343,3 +343,13 @@ func TestComputeBoundRowInformsPrefill(t *testing.T) {
 		}
 	}
 }
+
+// Every engine has a label that fits a table column ("TGI", not "Text
+// Generation Inference").
+func TestEngineLabels(t *testing.T) {
+	for _, e := range catalog(t).Engines {
+		if l := e.Label(); l == "" || len([]rune(l)) > 14 {
+			t.Errorf("engine %s: label %q (want 1 to 14 characters; set short in engines.toml)", e.ID, l)
+		}
+	}
+}

@@ -18,9 +18,11 @@ const (
 // Engine describes an inference engine: what it runs on, which weight
 // formats each backend loads, and the knobs of its memory policy.
 type Engine struct {
-	ID      EngineID `toml:"id" json:"id"`
-	Name    string   `toml:"name" json:"name"`
-	Version string   `toml:"version" json:"version"` // release the rules were read at
+	ID   EngineID `toml:"id" json:"id"`
+	Name string   `toml:"name" json:"name"`
+	// Short is the name a table column shows ("TGI"); Name when empty.
+	Short   string `toml:"short" json:"short,omitempty"`
+	Version string `toml:"version" json:"version"` // release the rules were read at
 	// Policy selects the memory-sizing rules: vllm, llamacpp, sglang, tgi,
 	// ollama, transformers, trtllm.
 	Policy   string    `toml:"policy" json:"policy"`
@@ -80,4 +82,12 @@ func (e Engine) HasKVType(id string) bool {
 // ik_llama.cpp, Ollama).
 func (e Engine) IsGGML() bool {
 	return e.Policy == "llamacpp" || e.Policy == "ollama"
+}
+
+// Label is the engine's name for a table column: Short, else Name.
+func (e Engine) Label() string {
+	if e.Short != "" {
+		return e.Short
+	}
+	return e.Name
 }

@@ -321,8 +321,8 @@ func deviceName(h planner.Hardware, n int) string {
 // planRow turns a candidate into a table row with its launch command.
 func (s *guiService) planRow(c planner.Candidate, w planner.Workload, fits bool) ui.PlanRow {
 	name := string(c.Engine)
-	if e, err := s.catalog().FindEngine(string(c.Engine)); err == nil && e.Name != "" && len(e.Name) <= 14 {
-		name = e.Name // "Text Generation Inference" stays "tgi"
+	if e, err := s.catalog().FindEngine(string(c.Engine)); err == nil && e.Label() != "" {
+		name = e.Label() // "TGI", not "Text Generation Inference"
 	}
 	if c.Devices > 1 {
 		name += fmt.Sprintf(" TP%d", c.Devices)
