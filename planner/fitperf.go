@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/optimize"
 )
 
 // FitOptions control FitPerf.
@@ -200,8 +199,8 @@ func ridgeFit(feats [][]string, y, w []float64, lambda float64) Effects {
 // each row is inverted to the efficiency that reproduces it under the
 // physical step model, and log efficiencies are regressed on the
 // scenario's features with a ridge penalty (gonum/mat). The TTFT queue
-// factor per engine is then fitted by minimizing the median absolute log
-// error (gonum/optimize, Nelder-Mead on one variable).
+// share σ per queueing regime is then fitted by minimizing the median
+// absolute log error on a grid over [0, 1] (fitQueue).
 func FitPerf(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
 	if opt.Ridge == 0 {
 		opt.Ridge = 2
@@ -297,7 +296,7 @@ func fitPerfFixed(c *Catalog, rows []Measurement, opt FitOptions, lay map[string
 }
 
 // fitQueue fits the TTFT queueing share per queueing regime (queueKey) on
-// serving TTFT rows.
+// serving TTFT rows, by minimizing the median absolute log error over σ.
 func fitQueue(c *Catalog, rows []Measurement, p *PerfParams) map[string]float64 {
 	byRegime := map[string][]Measurement{}
 	for _, m := range rows {
@@ -330,11 +329,20 @@ func fitQueue(c *Catalog, rows []Measurement, p *PerfParams) map[string]float64 
 			sort.Float64s(errs)
 			return errs[len(errs)/2] + 0.1*errs[len(errs)*9/10]
 		}
-		res, err := optimize.Minimize(optimize.Problem{Func: loss}, []float64{0.5}, nil, &optimize.NelderMead{})
-		if err != nil {
-			continue
+		// The loss is a median: a step function of σ, on which a local
+		// search (Nelder-Mead from 0.5) stalls on a plateau. σ ∈ [0, 1]
+		// is one bounded variable, so scan it on a grid of 0.01 and keep
+		// the first best.
+		best, bestQ := math.Inf(1), -1.0
+		for i := 0; i <= 100; i++ {
+			q := float64(i) / 100
+			if l := loss([]float64{q}); l < best {
+				best, bestQ = l, q
+			}
 		}
-		out[key] = math.Round(math.Min(1, math.Max(0, res.X[0]))*1000) / 1000
+		if bestQ >= 0 {
+			out[key] = bestQ
+		}
 	}
 	return out
 }
