@@ -83,7 +83,7 @@ and the fit quality, to a TOML profile. Rebuild to embed the result:
 	cmd.Flags().StringVar(&data, "data", "", "measurement CSV (default: embedded published measurements)")
 	cmd.Flags().StringVar(&out, "out", "", "write the fitted profile here (e.g. profiles/catalog/fitted.toml)")
 	cmd.Flags().BoolVar(&cv, "cv", false, "also run leave-one-hardware-out cross-validation (slower)")
-	cmd.Flags().Float64Var(&ridge, "ridge", 2, "L2 penalty of the effect terms")
+	cmd.Flags().Float64Var(&ridge, "ridge", planner.DefaultRidge, "L2 penalty of the effect terms (chosen by leave-one-hardware-out validation)")
 	return cmd
 }
 
