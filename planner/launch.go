@@ -336,8 +336,19 @@ func dockerize(l Launch, s Scenario) Launch {
 			}
 		}
 	case "ollama":
-		d = append(d, "-p", "11434:11434", "-v", "ollama:/root/.ollama", img)
+		// The GGUF and its Modelfile are in this folder, mounted at
+		// /models; the model is created inside the named container.
+		d = append(d, "--name", "ollama", "-p", "11434:11434", "-v", "ollama:/root/.ollama", "-v", "$PWD:/models", img)
 		args = nil
+		notes := make([]string, 0, len(l.Notes))
+		for _, n := range l.Notes {
+			if strings.HasPrefix(n, "then: ollama create ") {
+				n = fmt.Sprintf("then: docker exec ollama ollama create %s -f /models/Modelfile  (Modelfile in this folder: FROM /models/%s)",
+					shortName(s.Model.ID), ggufName(s))
+			}
+			notes = append(notes, n)
+		}
+		l.Notes = notes
 	}
 	l.Env = nil
 	l.Prefix = d

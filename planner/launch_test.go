@@ -148,6 +148,10 @@ func TestLaunchFlagsMatchPlan(t *testing.T) {
 		p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-4090", 1, 4, planner.Ollama)
 		l, _ := planner.LaunchCommand(p, true)
 		first := l.String()
+		if !strings.Contains(first, "docker exec ollama ollama create") || !strings.Contains(first, "FROM /models/") ||
+			!strings.Contains(first, "--name ollama") || !strings.Contains(first, `-v "$PWD:/models"`) || strings.Contains(first, "FROM ./") {
+			t.Errorf("ollama docker: the model must be created inside the container from the mounted folder:\n%s", first)
+		}
 		if strings.Contains(first, "HF_TOKEN") || !strings.Contains(first, "-e OLLAMA_CONTEXT_LENGTH=") ||
 			!strings.Contains(first, "-e OLLAMA_HOST=0.0.0.0:11434 ") || !strings.Contains(first, "-p 11434:11434") {
 			t.Errorf("ollama docker command:\n%s", first)
