@@ -35,12 +35,7 @@ func (l Launch) String() string {
 	for _, n := range l.Notes {
 		fmt.Fprintf(&b, "# %s\n", n)
 	}
-	keys := make([]string, 0, len(l.Env))
-	for k := range l.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(l.Env) {
 		fmt.Fprintf(&b, "%s=%s ", k, shellQuote(l.Env[k]))
 	}
 	for i, a := range l.Prefix {
@@ -191,10 +186,21 @@ func ollamaEnv(c Candidate, ctx Tokens, conc int) (map[string]string, []string, 
 		"OLLAMA_HOST":            "127.0.0.1:11434",
 	}
 	notes := []string{
-		fmt.Sprintf("then: ollama create %s -f Modelfile  (Modelfile: FROM ./%s)", shortName(s.Model.ID), ggufName(s)),
+		ollamaCreateNote(s, false),
 		fmt.Sprintf("KV is sized for %d parallel requests × %d tokens each", conc, ctx),
 	}
 	return env, []string{"ollama", "serve"}, notes
+}
+
+// ollamaCreateNote says how to register the GGUF with Ollama: natively
+// from this folder, or inside the container ("ollama", this folder
+// mounted at /models).
+func ollamaCreateNote(s Scenario, docker bool) string {
+	if docker {
+		return fmt.Sprintf("then: docker exec ollama ollama create %s -f /models/Modelfile  (Modelfile in this folder: FROM /models/%s)",
+			shortName(s.Model.ID), ggufName(s))
+	}
+	return fmt.Sprintf("then: ollama create %s -f Modelfile  (Modelfile: FROM ./%s)", shortName(s.Model.ID), ggufName(s))
 }
 
 func shortName(id string) string {
@@ -271,12 +277,13 @@ func dockerize(l Launch, s Scenario) Launch {
 		l.Notes = append(l.Notes, "no official container image; run natively")
 		return l
 	}
-	if b, _ := s.ResolveBackend(); b == Metal {
+	b, _ := s.ResolveBackend()
+	if b == Metal {
 		l.Notes = append(l.Notes, "containers on macOS cannot reach the Metal GPU; run natively")
 		return l
 	}
 	gpu := []string{"--gpus", "all"}
-	switch b, _ := s.ResolveBackend(); b {
+	switch b {
 	case ROCm:
 		gpu = []string{"--device", "/dev/kfd", "--device", "/dev/dri", "--group-add", "video"}
 	case Vulkan, SYCL:
@@ -284,7 +291,7 @@ func dockerize(l Launch, s Scenario) Launch {
 	case CPU:
 		gpu = nil
 	}
-	img = backendImage(img, s)
+	img = backendImage(img, s.Engine.Policy, b)
 	d := append([]string{"docker", "run", "--rm"}, gpu...)
 	d = append(d, "--ipc=host", "-v", "$HOME/.cache/huggingface:/root/.cache/huggingface")
 	switch s.Engine.Policy {
@@ -304,12 +311,7 @@ func dockerize(l Launch, s Scenario) Launch {
 		env["OLLAMA_HOST"] = "0.0.0.0:11434"
 		l.Env = env
 	}
-	keys := make([]string, 0, len(l.Env))
-	for k := range l.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // one plan, one command: not Go's map order
-	for _, k := range keys {
+	for _, k := range sortedKeys(l.Env) { // one plan, one command
 		d = append(d, "-e", k+"="+l.Env[k])
 	}
 	args := l.Argv
@@ -342,9 +344,8 @@ func dockerize(l Launch, s Scenario) Launch {
 		args = nil
 		notes := make([]string, 0, len(l.Notes))
 		for _, n := range l.Notes {
-			if strings.HasPrefix(n, "then: ollama create ") {
-				n = fmt.Sprintf("then: docker exec ollama ollama create %s -f /models/Modelfile  (Modelfile in this folder: FROM /models/%s)",
-					shortName(s.Model.ID), ggufName(s))
+			if n == ollamaCreateNote(s, false) {
+				n = ollamaCreateNote(s, true)
 			}
 			notes = append(notes, n)
 		}
@@ -362,9 +363,8 @@ func dockerize(l Launch, s Scenario) Launch {
 // publishes server-cuda, server-rocm, server-vulkan and server-intel
 // (docs/docker.md), its plain :server being the CPU build, in which -ngl
 // offloads nothing.
-func backendImage(img string, s Scenario) string {
-	b, _ := s.ResolveBackend()
-	switch s.Engine.Policy {
+func backendImage(img, policy string, b Backend) string {
+	switch policy {
 	case "llamacpp":
 		if suffix := map[Backend]string{CUDA: "-cuda", ROCm: "-rocm", Vulkan: "-vulkan", SYCL: "-intel"}[b]; suffix != "" && strings.HasSuffix(img, ":server") {
 			return img + suffix
@@ -383,6 +383,17 @@ func backendImage(img string, s Scenario) string {
 		}
 	}
 	return img
+}
+
+// sortedKeys lists an environment's names in order, so that one plan
+// prints one command (Go's map order is random).
+func sortedKeys(env map[string]string) []string {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func replaceFlag(a []string, flag, val string) []string {
