@@ -284,6 +284,34 @@ func newPerfModel(s Scenario, p *PerfParams) perfModel {
 	return newPerfModelEff(s, p, 0, 0)
 }
 
+// fittedTerms are the parts of a perfModel looked up from the fitted
+// parameters by the scenario's features (Features, queueKey). They depend
+// on the hardware, engine, backend, weight format and whether more than
+// one device shares a step, not on the batch, context or KV type, so a
+// plan looks them up once per such key (termsKey) rather than per
+// candidate.
+type fittedTerms struct {
+	effD, effP float64
+	queue      [2]float64
+}
+
+// termsKey is what fittedTerms depend on within one hardware's plan.
+type termsKey struct {
+	engine  EngineID
+	backend Backend
+	quant   string
+	multi   bool
+}
+
+func lookupTerms(s Scenario, b Backend, p *PerfParams) fittedTerms {
+	f := Features(s, b)
+	return fittedTerms{
+		effD:  p.Decode.Eval(f, 0.02, 1.0),
+		effP:  p.Prefill.Eval(f, 0.005, 1.0),
+		queue: [2]float64{queueFactor(p, s, false), queueFactor(p, s, true)},
+	}
+}
+
 // newPerfModelEff is newPerfModel with the efficiencies forced when
 // positive (used by the fitter to invert rows).
 func newPerfModelEff(s Scenario, p *PerfParams, effD, effP float64) perfModel {
@@ -292,35 +320,42 @@ func newPerfModelEff(s Scenario, p *PerfParams, effD, effP float64) perfModel {
 		d := DefaultPerfParams()
 		p = &d
 	}
-	f := Features(s, b)
-	pm := perfModel{
-		s:     s,
-		bw:    s.Hardware.Bandwidth(),
-		peak:  computePeak(s),
-		effD:  p.Decode.Eval(f, 0.02, 1.0),
-		effP:  p.Prefill.Eval(f, 0.005, 1.0),
-		ovh:   stepOverheadMs(s.Engine, b) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
-		kvTok: float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
-		wt:    newWeightTraffic(s),
-		queue: [2]float64{queueFactor(p, s, false), queueFactor(p, s, true)},
-	}
-	if pm.bw <= 0 {
-		pm.bw = 50e9
-	}
-	pm.source = "prior"
-	if p != nil && p.Source != "" {
-		pm.source = p.Source
-	}
-	if p != nil {
-		if cal, ok := p.Calibrations[CalibrationKey(s.Hardware.ID, s.Engine.ID, b)]; ok {
-			pm.applyCalibration(cal)
-		}
-	}
+	pm := newPerfModelTerms(s, b, p, lookupTerms(s, b, p))
 	if effD > 0 {
 		pm.effD = effD
 	}
 	if effP > 0 {
 		pm.effP = effP
+	}
+	return pm
+}
+
+// newPerfModelTerms binds s on backend b to the fitted terms t looked up
+// for it (lookupTerms), then applies this machine's calibration if p has
+// one for it.
+func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perfModel {
+	pm := perfModel{
+		s:     s,
+		bw:    s.Hardware.Bandwidth(),
+		peak:  computePeak(s),
+		effD:  t.effD,
+		effP:  t.effP,
+		ovh:   stepOverheadMs(s.Engine, b) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
+		kvTok: float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
+		wt:    newWeightTraffic(s),
+		queue: t.queue,
+	}
+	if pm.bw <= 0 {
+		pm.bw = 50e9
+	}
+	pm.source = "prior"
+	if p.Source != "" {
+		pm.source = p.Source
+	}
+	if len(p.Calibrations) > 0 {
+		if cal, ok := p.Calibrations[CalibrationKey(s.Hardware.ID, s.Engine.ID, b)]; ok {
+			pm.applyCalibration(cal)
+		}
 	}
 	return pm
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // SLO is a latency target; zero fields are unconstrained.
@@ -211,6 +212,12 @@ func Plan(req PlanRequest) PlanResult {
 	users := max(req.Workload.Concurrency, 1)
 	devs := max(req.Devices, 1)
 	quants := candidateQuants(c, req.Model, req.Quants)
+	terms := map[termsKey]fittedTerms{}
+	// Candidates are large structs: collect them in pooled scratch and
+	// copy out once at their final size, rather than regrow two slices
+	// per plan (BenchmarkPlanAllDevices: a quarter of its allocation).
+	scratch := candidateScratch.Get().(*[2][]Candidate)
+	ranked, dropped := scratch[0][:0], scratch[1][:0]
 	if req.Hardware.Kind != KindGPU {
 		devs = 1 // APUs, SoCs and CPUs are one device
 	}
@@ -228,18 +235,23 @@ func Plan(req PlanRequest) PlanResult {
 			kvs := kvChoices(c, e, q)
 			for _, tp := range tpChoices(e, devs) {
 				for _, kv := range kvs {
-					cand, ok := evaluate(req, e, q, kv, tp, users, perf)
+					cand, ok := evaluate(req, e, q, kv, tp, users, perf, terms)
 					if !ok {
 						if cand.Why != "" {
-							res.Dropped = append(res.Dropped, cand)
+							dropped = append(dropped, cand)
 						}
 						continue
 					}
-					res.Ranked = append(res.Ranked, cand)
+					ranked = append(ranked, cand)
 				}
 			}
 		}
 	}
+	res.Ranked, res.Dropped = cloneCandidates(ranked), cloneCandidates(dropped)
+	clear(ranked) // drop the references the pool would otherwise keep alive
+	clear(dropped)
+	scratch[0], scratch[1] = ranked[:0], dropped[:0]
+	candidateScratch.Put(scratch)
 	if rate := req.Workload.Rate; rate > 0 {
 		rankAtRate(res.Ranked)
 		res.Pareto = paretoAtRate(res.Ranked)
@@ -256,6 +268,16 @@ func Plan(req PlanRequest) PlanResult {
 		res.Notes = append(res.Notes, advise(req, res.Ranked)...)
 	}
 	return res
+}
+
+var candidateScratch = sync.Pool{New: func() any { return new([2][]Candidate) }}
+
+// cloneCandidates copies cs into a slice of its own length (nil if empty).
+func cloneCandidates(cs []Candidate) []Candidate {
+	if len(cs) == 0 {
+		return nil
+	}
+	return append(make([]Candidate, 0, len(cs)), cs...)
 }
 
 // advise says what would make an unmet SLO or arrival rate reachable,
@@ -348,7 +370,9 @@ func tpChoices(e Engine, devs int) []int {
 	return out
 }
 
-func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf *PerfParams) (Candidate, bool) {
+// evaluate sizes and predicts one configuration; terms memoizes the
+// fitted terms of the plan's configurations (fittedTerms).
+func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf *PerfParams, terms map[termsKey]fittedTerms) (Candidate, bool) {
 	s := Scenario{Hardware: req.Hardware, Devices: tp, Engine: e, EngineVersion: req.EngineVersion, Model: req.Model,
 		Quant: q, KV: kv, Concurrency: users, UsableMemory: req.UsableMemory, HostMemory: req.HostMemory,
 		Context: ctxFor(req), Mem: req.Catalog.Memory}
@@ -402,7 +426,7 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 		users = min(maxC, concurrencySweep[len(concurrencySweep)-1])
 	}
 	best := -1
-	pm := newPerfModel(s, perf) // one model, many batch sizes
+	pm := planPerfModel(s, b, perf, terms) // one model, many batch sizes
 	cand.Curve = make([]Prediction, 0, len(concurrencySweep)+1)
 	for _, n := range concurrencySweep {
 		if n > users && n > 1 || n > maxC {
@@ -426,6 +450,22 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 		cand.Pred, cand.Concurrency, cand.MeetsSLO = cand.Curve[best], cand.Curve[best].Concurrency, true
 	}
 	return cand, true
+}
+
+// planPerfModel is newPerfModel with the fitted terms looked up once per
+// termsKey of a plan.
+func planPerfModel(s Scenario, b Backend, perf *PerfParams, terms map[termsKey]fittedTerms) perfModel {
+	if perf == nil {
+		d := DefaultPerfParams()
+		perf = &d
+	}
+	k := termsKey{engine: s.Engine.ID, backend: b, quant: s.Quant.ID, multi: s.devices() > 1}
+	t, ok := terms[k]
+	if !ok {
+		t = lookupTerms(s, b, perf)
+		terms[k] = t
+	}
+	return newPerfModelTerms(s, b, perf, t)
 }
 
 // MaxPlannedUtilization is the share of a configuration's capacity a plan
@@ -512,11 +552,30 @@ func rank(cs []Candidate, users int) {
 		}
 		return a > b
 	})
-	sorted := make([]Candidate, len(cs))
-	for k, i := range idx {
-		sorted[k] = cs[i]
+	permute(cs, idx)
+}
+
+// permute reorders cs in place so that cs[k] becomes the old cs[idx[k]],
+// following each cycle of the permutation with one spare element (idx
+// is consumed).
+func permute(cs []Candidate, idx []int) {
+	for start := range idx {
+		if idx[start] < 0 || idx[start] == start {
+			continue
+		}
+		tmp := cs[start]
+		k := start
+		for {
+			src := idx[k]
+			idx[k] = -1
+			if src == start {
+				cs[k] = tmp
+				break
+			}
+			cs[k] = cs[src]
+			k = src
+		}
 	}
-	copy(cs, sorted)
 }
 
 // pareto returns candidates not dominated in (total tok/s, per-user tok/s).
@@ -541,19 +600,25 @@ func paretoAtRate(cs []Candidate) []Candidate {
 // swept by x descending, each one kept whose per-user speed beats every
 // candidate with more x.
 func paretoBy(cs []Candidate, x func(Candidate) float64) []Candidate {
-	sorted := append([]Candidate(nil), cs...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if a, b := x(sorted[i]), x(sorted[j]); a != b {
-			return a > b
+	// Sort indices by precomputed keys: candidates are large structs.
+	idx := make([]int, len(cs))
+	key := make([]float64, len(cs))
+	for i := range cs {
+		idx[i], key[i] = i, x(cs[i])
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		i, j := idx[a], idx[b]
+		if key[i] != key[j] {
+			return key[i] > key[j]
 		}
-		return sorted[i].Pred.DecodeTPS > sorted[j].Pred.DecodeTPS
+		return cs[i].Pred.DecodeTPS > cs[j].Pred.DecodeTPS
 	})
 	var out []Candidate
 	bestUser := TokensPerSecond(-1)
-	for _, c := range sorted {
-		if c.Pred.DecodeTPS > bestUser {
-			out = append(out, c)
-			bestUser = c.Pred.DecodeTPS
+	for _, i := range idx {
+		if cs[i].Pred.DecodeTPS > bestUser {
+			out = append(out, cs[i])
+			bestUser = cs[i].Pred.DecodeTPS
 		}
 	}
 	return out
