@@ -99,6 +99,14 @@ func (h Hardware) UsableGPUMemory() Bytes {
 	return h.Memory
 }
 
+// X86Host reports whether the device's CPU cores are x86-64 (Intel and
+// AMD CPUs and APUs) rather than Arm (Apple silicon, Ampere, NVIDIA Grace
+// and GB10, Raspberry Pi). The catalog records vendors, not ISAs; every
+// CPU or APU vendor in it makes one ISA only.
+func (h Hardware) X86Host() bool {
+	return h.Vendor == "Intel" || h.Vendor == "AMD"
+}
+
 // HasBackend reports whether the device supports backend b.
 func (h Hardware) HasBackend(b Backend) bool {
 	for _, x := range h.Backends {

@@ -150,7 +150,8 @@ func TestPlanImpossibleSLOAdvice(t *testing.T) {
 // Engines are only offered where their builds have kernels: TGI's ROCm
 // image is compiled for Instinct gfx90a/gfx942 (Dockerfile_amd), so an
 // RDNA APU gets no TGI plan but the MI300X does; TensorRT-LLM's FP8 KV
-// cache needs FP8 hardware, so Ampere gets none and Ada does.
+// cache needs FP8 hardware, so Ampere gets none and Ada does; vLLM's CPU
+// backend quantized paths are x86-only.
 func TestEngineBuildsLimitOffers(t *testing.T) {
 	c := catalog(t)
 	m, err := c.FindModel("meta-llama/Llama-3.1-8B-Instruct")
@@ -197,5 +198,16 @@ func TestEngineBuildsLimitOffers(t *testing.T) {
 	}
 	if r, _ := offered("nvidia-rtx-4090", trtFP8); len(r) == 0 {
 		t.Error("RTX 4090 (Ada): TensorRT-LLM with FP8 KV not offered")
+	}
+	// vLLM's CPU backend loads 4-bit and INT8 checkpoints on x86 only; on
+	// Apple silicon it had ranked GPTQ on the CPU above llama.cpp on Metal.
+	vllmCPUQuant := func(x planner.Candidate) bool {
+		return x.Engine == "vllm" && x.Backend == planner.CPU && (x.Quant == "gptq-int4" || x.Quant == "awq-int4")
+	}
+	if r, d := offered("apple-m4-max-40c", vllmCPUQuant); len(r) > 0 || len(d) == 0 {
+		t.Errorf("M4 Max: vLLM CPU 4-bit offered %d times, dropped %d", len(r), len(d))
+	}
+	if r, _ := offered("cpu-ryzen-9-7950x-ddr5", vllmCPUQuant); len(r) == 0 {
+		t.Error("Ryzen 9 7950X (x86): vLLM CPU 4-bit not offered")
 	}
 }
