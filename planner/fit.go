@@ -252,7 +252,7 @@ func fitPaged(s Scenario, b Backend) FitResult {
 		need := p.weights + p.runtime + p.act
 		r.Reasons = append(r.Reasons, fmt.Sprintf("weights (%s) and overheads (%s) exceed the engine's budget of %s per device, leaving no KV cache",
 			p.weights, p.runtime+p.act, p.budget))
-		r.Advice = adviceMoreMemory(s, need-p.budget)
+		r.Advice = adviceMoreMemory(s, need-p.budget, p.weights, p.runtime+p.act, p.budget)
 		return r
 	}
 	if auto {
@@ -311,17 +311,51 @@ func largestContext(seq func(Tokens) Bytes, pool Bytes, n int, limit Tokens) Tok
 	return lo / 16 * 16
 }
 
-func adviceMoreMemory(s Scenario, short Bytes) []string {
+// adviceMoreMemory says what would make weights of `weights` per device
+// plus `fixed` per-device overheads fit a budget of `budget` per device,
+// `short` bytes over it: how many devices tensor parallel needs, what a
+// 4-bit format would weigh, and (vLLM, when the gap is small) a higher
+// memory utilization.
+func adviceMoreMemory(s Scenario, short, weights, fixed, budget Bytes) []string {
 	out := []string{fmt.Sprintf("about %s more memory per device is needed", short)}
+	d := max(s.devices(), 1)
+	total := float64(weights) * float64(d)
 	if s.Quant.LinearBPW > 5 {
-		out = append(out, "a 4-bit format (AWQ/GPTQ, or GGUF Q4_K_M with llama.cpp) cuts weights by about 3/4")
+		// 4-bit group-quantized linear layers carry ~4.5 bits per weight
+		// with their scales (modeling.md §2.3).
+		w4 := Bytes(total * 4.5 / s.Quant.LinearBPW / float64(d))
+		out = append(out, fmt.Sprintf("a 4-bit format (AWQ/GPTQ, or GGUF Q4_K_M with llama.cpp) cuts weights by about 3/4, to about %s per device", w4))
 	}
-	if s.Engine.Policy == "vllm" {
-		out = append(out, "raise --gpu-memory-utilization, or add devices with --tensor-parallel-size")
-	} else {
-		out = append(out, "add devices (tensor parallel)")
+	if s.Hardware.Kind != KindGPU {
+		out = append(out, "a machine with more memory (this device cannot be paired for tensor parallel)")
+		return out
+	}
+	if n := devicesForWeights(total, fixed, budget); n > 8 {
+		out = append(out, fmt.Sprintf("even 8 of these devices are too small at this format: about %d would hold the weights with room for a KV cache, beyond one node's tensor parallel", n))
+	} else if n > d {
+		out = append(out, fmt.Sprintf("tensor parallel over %d devices (--devices %d) holds the weights with room for a KV cache", n, n))
+	}
+	if s.Engine.Policy == "vllm" && float64(short) <= 0.08*float64(s.deviceMemory()) {
+		out = append(out, "raise --gpu-memory-utilization")
 	}
 	return out
+}
+
+// devicesForWeights is the smallest tensor-parallel degree (a power of
+// two, as attention heads divide) at which total weight bytes plus the
+// per-device overheads leave a fifth of the budget for the KV cache; 16 or
+// more when no degree up to 8 does.
+func devicesForWeights(total float64, fixed, budget Bytes) int {
+	for n := 1; n <= 8; n *= 2 {
+		if total/float64(n)+float64(fixed) <= 0.8*float64(budget) {
+			return n
+		}
+	}
+	n := int(math.Ceil(total / (0.8*float64(budget) - float64(fixed))))
+	if 0.8*float64(budget) <= float64(fixed) || n < 16 {
+		n = 16
+	}
+	return n
 }
 
 func adviceSmaller(s Scenario) []string {

@@ -197,7 +197,7 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 			r.Verdict = Fits
 			r.Reasons = append(r.Reasons, "runs entirely on the CPU from system RAM")
 		} else {
-			r.Reasons = append(r.Reasons, fmt.Sprintf("%d of %d layers on the device; %s of weights and KV in system RAM (decode slows to host-memory speed)", blocksOnDev, layers, hostNeed))
+			r.Reasons = append(r.Reasons, fmt.Sprintf("%d of %d transformer blocks on the device (-ngl %d of %d with the output layer); %s of weights and KV in system RAM (decode slows to host-memory speed, and each prompt ubatch of 32+ tokens copies them to the device)", blocksOnDev, layers, gl, layers+1, hostNeed))
 		}
 		if !known {
 			r.Assumptions = append(r.Assumptions, fmt.Sprintf("system RAM unknown: needs %s free", hostNeed))
@@ -250,7 +250,7 @@ func fitTransformers(s Scenario, b Backend) FitResult {
 	} else {
 		r.Verdict = DoesNotFit
 		r.Reasons = append(r.Reasons, fmt.Sprintf("needs %s per device, has %s", r.Breakdown.Used(), dev))
-		r.Advice = adviceMoreMemory(s, -r.Breakdown.Free)
+		r.Advice = adviceMoreMemory(s, -r.Breakdown.Free, w, kv+act+rt, dev)
 	}
 	return r
 }

@@ -373,16 +373,63 @@ func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 	if tComp > tMem && !(pm.gemv && b == 1) {
 		t, bound = tComp, "compute"
 	}
-	if s.OffloadBytes > 0 && s.Hardware.MemoryModel == MemDiscrete {
-		// Offloaded layers run on the CPU at host-memory speed.
-		hb := s.HostBandwidthGBs
-		if hb <= 0 {
-			hb = 60
-		}
-		t += float64(s.OffloadBytes) / (hb * 1e9 * 0.7) * 1000
+	if off := pm.offloadMs(b); off > 0 {
+		t += off
 		bound = "host memory"
+		if b >= opOffloadMinBatch {
+			bound = "host link"
+		}
 	}
 	return pm.ovh + t + allReduceMs(s, float64(b)), bound
+}
+
+// opOffloadMinBatch is the batch from which a GGML GPU backend runs a
+// matrix product whose weights sit in system RAM on the GPU, copying the
+// weights over the host link, instead of on the CPU: ggml-cuda's
+// ggml_backend_cuda_device_offload_op, min_batch_size = 32 (described in
+// ik_llama.cpp PR #520; llama.cpp --no-op-offload turns it off).
+const opOffloadMinBatch = 32
+
+// offloadMs is the extra ms a step of t tokens spends on weights resident
+// in system RAM (partial offload, -ngl below the layer count) on a
+// discrete GPU. Below opOffloadMinBatch the CPU runs those layers at host
+// memory speed, reading the dense weights and the experts the tokens
+// touch (MoE); from it on, each step copies all the offloaded weights to
+// the GPU over the host link.
+func (pm perfModel) offloadMs(t int) float64 {
+	s := pm.s
+	if s.OffloadBytes <= 0 || s.Hardware.MemoryModel != MemDiscrete {
+		return 0
+	}
+	off := float64(s.OffloadBytes)
+	if t >= opOffloadMinBatch {
+		return off / (hostLinkGBs(s.Hardware) * 1e9) * 1000
+	}
+	hb := s.HostBandwidthGBs
+	if hb <= 0 {
+		hb = 60
+	}
+	share := 1.0
+	if all := pm.wt.streamed + pm.wt.experts; all > 0 {
+		share = pm.wt.bytes(s.Model, t) / all
+	}
+	return off * share / (hb * 1e9 * 0.7) * 1000
+}
+
+// hostLinkGBs is the GB/s a discrete GPU copies host memory at: its PCIe
+// link where that is the catalog's interconnect (25 GB/s for 4.0 x16, 50
+// for 5.0), else PCIe 4.0 for the Volta/Ampere/CDNA2 SXM/OAM generation
+// and PCIe 5.0 after it.
+func hostLinkGBs(h Hardware) float64 {
+	ic := h.Interconnect
+	if strings.HasPrefix(ic.Kind, "pcie") && ic.GBs > 0 {
+		return ic.GBs
+	}
+	switch h.Arch {
+	case "volta", "ampere", "cdna2", "cdna":
+		return 25
+	}
+	return 50
 }
 
 // decodeCompute is the compute-only ms of one decode step of batch b at
@@ -525,7 +572,26 @@ func (pm perfModel) prefillCompute(n, d float64) float64 {
 // least one read of the weights, and the compute above.
 func (pm perfModel) prefill(n, d float64) float64 {
 	read := pm.wt.bytes(pm.s.Model, int(math.Max(n, 1))) / (pm.bw * pm.effD) * 1000
-	return pm.ovh + math.Max(read, pm.prefillCompute(n, d)) + allReduceMs(pm.s, n)
+	return pm.ovh + math.Max(read, pm.prefillCompute(n, d)) + allReduceMs(pm.s, n) + pm.prefillOffloadMs(n)
+}
+
+// prefillOffloadMs is what weights in system RAM add to a prefill of n
+// tokens: llama-server splits a prompt into ubatches of -ub 512 tokens
+// (llamaUbatch) and each one of opOffloadMinBatch tokens or more copies the
+// offloaded weights to the GPU (offloadMs), which is why prompt processing
+// with partial offload is slow unless -ub is raised.
+func (pm perfModel) prefillOffloadMs(n float64) float64 {
+	if pm.s.OffloadBytes <= 0 {
+		return 0
+	}
+	ub := float64(llamaUbatch)
+	full := math.Floor(n / ub)
+	rest := n - full*ub
+	t := full * pm.offloadMs(int(ub))
+	if rest >= 1 {
+		t += pm.offloadMs(int(rest))
+	}
+	return t
 }
 
 // Predict returns speed figures for the scenario under workload w, using

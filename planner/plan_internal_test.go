@@ -3,6 +3,7 @@ package planner
 import (
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -59,5 +60,46 @@ func TestPlanPerfModelMemoMatches(t *testing.T) {
 	}
 	if len(terms) != 2 {
 		t.Errorf("%d memo entries, want 2 (one device, several)", len(terms))
+	}
+}
+
+func TestDevicesForWeights(t *testing.T) {
+	const g = float64(GiB)
+	for _, c := range []struct {
+		total       float64
+		fixed, budg Bytes
+		want        int
+	}{
+		{10 * g, 2 * GiB, 20 * GiB, 1},           // 12 ≤ 16
+		{131.4 * g, 4 * GiB, 72 * GiB, 4},        // 70B BF16 on 80 GB: 65.7+4 > 57.6, 32.9+4 ≤ 57.6
+		{626.8 * g, 2 * GiB, 216 * GiB / 10, 42}, // DeepSeek-R1 FP8 on 24 GB cards: 626.8/(17.28−2) = 41.02
+		{100 * g, 20 * GiB, 20 * GiB, 16},        // overheads alone exceed the KV-room budget
+	} {
+		if got := devicesForWeights(c.total, c.fixed, c.budg); got != c.want {
+			t.Errorf("devicesForWeights(%.0f GiB, %s, %s) = %d, want %d", c.total/g, c.fixed, c.budg, got, c.want)
+		}
+	}
+}
+
+// Advice for weights that do not fit names what would fit: the tensor
+// parallel degree on a GPU, a bigger machine on an APU, and a higher
+// memory utilization only when the gap is small.
+func TestAdviceMoreMemory(t *testing.T) {
+	s := testServer() // 70B FP8 on a 141 GB Hopper
+	s.Quant = Quant{ID: "bf16", Family: FamilyFloat, LinearBPW: 16, EmbedBPW: 16, HeadBPW: 16, Compute: BF16}
+	adv := strings.Join(adviceMoreMemory(s, 10*GiB, 131*GiB, 4*GiB, 126*GiB), "\n")
+	for _, want := range []string{"10.00 GiB more", "to about 36.84 GiB per device", "--devices 2", "--gpu-memory-utilization"} {
+		if !strings.Contains(adv, want) {
+			t.Errorf("GPU advice lacks %q:\n%s", want, adv)
+		}
+	}
+	adv = strings.Join(adviceMoreMemory(s, 60*GiB, 131*GiB, 4*GiB, 72*GiB), "\n")
+	if strings.Contains(adv, "--gpu-memory-utilization") || !strings.Contains(adv, "--devices 4") {
+		t.Errorf("a 60 GiB gap: want 4 devices and no utilization advice:\n%s", adv)
+	}
+	s.Hardware.Kind = KindAPU
+	adv = strings.Join(adviceMoreMemory(s, 60*GiB, 131*GiB, 4*GiB, 72*GiB), "\n")
+	if strings.Contains(adv, "--devices") || !strings.Contains(adv, "more memory (this device cannot be paired") {
+		t.Errorf("APU advice:\n%s", adv)
 	}
 }

@@ -320,3 +320,57 @@ func TestMoEExpertColumns(t *testing.T) {
 		t.Errorf("vllm MoE compute %.4f ms, want %.4f (no column factor)", got, want)
 	}
 }
+
+// Weights left in system RAM on a discrete GPU: a decode step below
+// ggml's op-offload batch (32) runs them on the CPU, reading the dense
+// weights and only the experts its tokens touch; from 32 tokens on each
+// step copies them all over the host link, and a prompt does so once per
+// 512-token ubatch.
+func TestOffloadTerms(t *testing.T) {
+	s := testServer()
+	s.Engine = Engine{ID: "llama.cpp", Policy: "llamacpp", Backends: []Backend{CUDA}}
+	s.Model.Experts, s.Model.TopK = 64, 4
+	s.OffloadBytes = 100 * GiB
+	s.HostBandwidthGBs = 80
+	pm := newPerfModel(s, nil)
+	off := float64(100 * GiB)
+	share := pm.wt.bytes(s.Model, 1) / (pm.wt.streamed + pm.wt.experts)
+	if share <= 0 || share >= 0.5 {
+		t.Fatalf("one token reads %.2f of an MoE's weights", share)
+	}
+	if got, want := pm.offloadMs(1), off*share/(80e9*0.7)*1000; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("b=1: offload %.1f ms, want %.1f (CPU reads the touched share)", got, want)
+	}
+	link := off / (hostLinkGBs(s.Hardware) * 1e9) * 1000
+	if got := pm.offloadMs(32); math.Abs(got-link) > 1e-9*link {
+		t.Errorf("b=32: offload %.1f ms, want %.1f (all weights over the host link)", got, link)
+	}
+	if got := pm.prefillOffloadMs(1024); math.Abs(got-2*link) > 1e-9*link {
+		t.Errorf("1024-token prompt: %.1f ms, want two ubatch copies, %.1f", got, 2*link)
+	}
+	if got, want := pm.prefillOffloadMs(520), link+pm.offloadMs(8); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("520-token prompt: %.1f ms, want one copy and an 8-token CPU pass, %.1f", got, want)
+	}
+	s.OffloadBytes = 0
+	if pm := newPerfModel(s, nil); pm.offloadMs(1) != 0 || pm.prefillOffloadMs(1024) != 0 {
+		t.Error("no offload, yet offload time")
+	}
+}
+
+func TestHostLinkGBs(t *testing.T) {
+	for _, c := range []struct {
+		ic   Interconnect
+		arch string
+		want float64
+	}{
+		{Interconnect{Kind: "pcie4", GBs: 25}, "ada", 25},
+		{Interconnect{Kind: "pcie5", GBs: 50}, "blackwell", 50},
+		{Interconnect{Kind: "nvlink3", GBs: 300}, "ampere", 25},
+		{Interconnect{Kind: "nvlink4", GBs: 450}, "hopper", 50},
+		{Interconnect{Kind: "xgmi", GBs: 224}, "cdna3", 50},
+	} {
+		if got := hostLinkGBs(Hardware{Interconnect: c.ic, Arch: c.arch}); got != c.want {
+			t.Errorf("%s %s: %g GB/s, want %g", c.ic.Kind, c.arch, got, c.want)
+		}
+	}
+}
