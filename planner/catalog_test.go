@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -179,6 +180,74 @@ func TestOffloadVerdicts(t *testing.T) {
 	r, _ = planner.Fit(v)
 	if r.Verdict != planner.DoesNotFit || len(r.Advice) == 0 {
 		t.Errorf("vLLM bf16 70B on a 4090 must not fit and must advise: %+v", r)
+	}
+}
+
+// An MoE too big for the card keeps expert tensors, not whole layers, in
+// system RAM under llama-server (--n-cpu-moe): every layer stays on the
+// device, and the experts of the fewest layers that make room go to RAM.
+// Ollama, which has no such option, offloads layers; a model that fits
+// streams nothing from RAM (the input embedding is gathered, not read).
+func TestCPUMoEPlacement(t *testing.T) {
+	c := catalog(t)
+	s := scenario(t, c, "openai/gpt-oss-120b", "nvidia-rtx-4090", "llama.cpp", "mxfp4", "f16")
+	s.HostMemory = 64 * planner.GiB
+	r, err := planner.Fit(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layers := s.Model.Layers
+	if r.Verdict != planner.FitsWithOffload || r.CPUMoELayers <= 0 || r.CPUMoELayers > layers || r.GPULayers != layers+1 {
+		t.Fatalf("gpt-oss-120b on a 4090: %s, --n-cpu-moe %d, -ngl %d of %d: %v", r.Verdict, r.CPUMoELayers, r.GPULayers, layers+1, r.Reasons)
+	}
+	if r.Breakdown.Free < 0 || r.Breakdown.HostKV != 0 || r.Flags["n_cpu_moe"] != fmt.Sprint(r.CPUMoELayers) {
+		t.Errorf("device free %s, KV in RAM %s, flags %v", r.Breakdown.Free, r.Breakdown.HostKV, r.Flags)
+	}
+	// One layer fewer would not fit: the count is the smallest.
+	bpw := s.Quant.ExpertBPW
+	if bpw == 0 {
+		bpw = s.Quant.LinearBPW
+	}
+	perExpertLayer := float64(s.Model.ExpertParams()) * bpw / 8 / float64(layers)
+	if float64(r.Breakdown.Free) >= perExpertLayer {
+		t.Errorf("%s free on the device: a layer's experts (%.2f GiB) would fit back", r.Breakdown.Free, perExpertLayer/float64(planner.GiB))
+	}
+	o := scenario(t, c, "openai/gpt-oss-120b", "nvidia-rtx-4090", "ollama", "mxfp4", "f16")
+	o.HostMemory = 64 * planner.GiB
+	if r, _ := planner.Fit(o); r.CPUMoELayers != 0 || r.GPULayers > layers {
+		t.Errorf("Ollama: --n-cpu-moe %d, -ngl %d; want layer offload", r.CPUMoELayers, r.GPULayers)
+	}
+	d := scenario(t, c, "meta-llama/Llama-3.3-70B-Instruct", "nvidia-rtx-4090", "llama.cpp", "q4_k_m", "f16")
+	d.HostMemory = 64 * planner.GiB
+	if r, _ := planner.Fit(d); r.CPUMoELayers != 0 {
+		t.Errorf("a dense model got --n-cpu-moe %d", r.CPUMoELayers)
+	}
+	small := scenario(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-4090", "llama.cpp", "q4_k_m", "f16")
+	if r, _ := planner.Fit(small); r.Verdict != planner.Fits || r.OffloadBytes != 0 {
+		t.Errorf("8B on a 4090: %s with %s streamed from RAM", r.Verdict, r.OffloadBytes)
+	}
+}
+
+// A model that fits on the card is bound by the card: a plan once charged
+// every llama.cpp step for reading the CPU-side input embedding from RAM,
+// doubling the predicted TPOT of an 8B model on a 4090.
+func TestPlanFullyOnDeviceIsNotHostBound(t *testing.T) {
+	c := catalog(t)
+	m, _ := c.FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	h, _ := c.FindHardware("nvidia-rtx-4090")
+	res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Engines: []planner.EngineID{"llama.cpp"},
+		Workload: planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}})
+	if len(res.Ranked) == 0 {
+		t.Fatal("no llama.cpp plan for an 8B model on a 4090")
+	}
+	for _, x := range res.Ranked {
+		if x.Pred.Bound != "memory" && x.Pred.Bound != "compute" {
+			t.Errorf("%s: bound by %q", x.Label(), x.Pred.Bound)
+		}
+	}
+	// q4_k_m weights (~4.6 GiB) at ~1 TB/s: well under 10 ms per token.
+	if tpot := res.Ranked[0].Pred.TPOT; tpot > 10 {
+		t.Errorf("%s: TPOT %s", res.Ranked[0].Label(), tpot)
 	}
 }
 

@@ -57,14 +57,31 @@ type FitResult struct {
 	// MaxContextAtConcurrency is the longest per-sequence context with
 	// Concurrency sequences resident; MaxConcurrencyAtContext the most
 	// sequences of Context tokens resident at once.
-	MaxContextAtConcurrency Tokens   `json:"max_context_at_concurrency"`
-	MaxConcurrencyAtContext int      `json:"max_concurrency_at_context"`
-	GPULayers               int      `json:"gpu_layers"`
-	TotalLayers             int      `json:"total_layers"`
-	Assumptions             []string `json:"assumptions,omitempty"`
+	MaxContextAtConcurrency Tokens `json:"max_context_at_concurrency"`
+	MaxConcurrencyAtContext int    `json:"max_concurrency_at_context"`
+	GPULayers               int    `json:"gpu_layers"`
+	TotalLayers             int    `json:"total_layers"`
+	// CPUMoELayers is llama.cpp --n-cpu-moe: the first N layers keep their
+	// expert tensors in system RAM while attention, shared weights and the
+	// whole KV cache stay on the device.
+	CPUMoELayers int `json:"cpu_moe_layers,omitempty"`
+	// OffloadBytes are the weights in system RAM that every step streams
+	// (the input embedding, gathered by row, is not among them).
+	OffloadBytes Bytes    `json:"offload_bytes,omitempty"`
+	Assumptions  []string `json:"assumptions,omitempty"`
 	// Flags holds engine settings the fit implies (max_model_len, -c, -np,
 	// -ngl, ubatch, block size ...), for launch commands.
 	Flags map[string]string `json:"flags,omitempty"`
+}
+
+// LayersText says where a GGML engine's layers run: "37 of 37", with the
+// layers whose experts stay in system RAM under --n-cpu-moe.
+func (r FitResult) LayersText() string {
+	t := fmt.Sprintf("%d of %d", r.GPULayers, r.TotalLayers+1)
+	if r.CPUMoELayers > 0 {
+		t += fmt.Sprintf(", the experts of %d in system RAM (--n-cpu-moe %d)", r.CPUMoELayers, r.CPUMoELayers)
+	}
+	return t
 }
 
 // minUsefulContext is the smallest context worth auto-fitting down to

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 )
 
 // llamaUbatch is llama-server's default -ub (tools/server/README.md).
@@ -43,6 +44,35 @@ func llamaLayerBytes(m Model, q Quant) (embed, head, perLayer Bytes) {
 		rest = 0
 	}
 	return embed, head, rest / Bytes(max(m.Layers, 1))
+}
+
+// expertBytesPerLayer is one layer's share of the routed-expert weights.
+func expertBytesPerLayer(m Model, q Quant) Bytes {
+	if !m.IsMoE() || m.Layers <= 0 {
+		return 0
+	}
+	return Bytes(float64(m.ExpertParams())*q.expertBPW()/8) / Bytes(m.Layers)
+}
+
+// cpuMoELayers is llama.cpp's --n-cpu-moe for an MoE whose full placement
+// is over bytes too big for the device: the fewest layers whose expert
+// tensors, kept in system RAM, make room, or 0 when that is not the
+// engine's way or not enough. llama-server has --n-cpu-moe since PR #15077
+// (2025-08) and its default --fit places MoE expert tensors on the CPU
+// before it lowers -ngl; a discrete GPU keeps attention and the KV cache
+// in VRAM that way and reads from RAM only the experts each token routes
+// to. Ollama has no such option; an APU's GPU memory is system RAM.
+func cpuMoELayers(s Scenario, b Backend, over Bytes) int {
+	el := expertBytesPerLayer(s.Model, s.Quant)
+	if s.Engine.Policy != "llamacpp" || b == CPU || el <= 0 || over <= 0 ||
+		s.Hardware.MemoryModel != MemDiscrete {
+		return 0
+	}
+	n := int((over + el - 1) / el)
+	if n > s.Model.Layers {
+		return 0
+	}
+	return n
 }
 
 // fitLlamaCpp sizes llama.cpp / llama-server and Ollama: weights, KV cells,
@@ -104,6 +134,7 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 			perSeq /= 2
 		}
 		if perSeq < m.MaxContext {
+			// Reworded below when weights must leave the device anyway.
 			r.Reasons = append(r.Reasons, fmt.Sprintf("context set to %s per sequence (the model allows %s) to keep everything on the device", perSeq, m.MaxContext))
 		}
 	}
@@ -136,10 +167,19 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 			}
 		}
 	}
+	// An MoE that does not fit keeps experts, not whole layers, in system
+	// RAM when the engine can (cpuMoELayers): gl stays full.
+	moe := 0
+	if s.GPULayers <= 0 && need > dev {
+		if moe = cpuMoELayers(s, b, need-dev); moe > 0 {
+			gl = layers + 1
+		}
+	}
+	expertLayer := expertBytesPerLayer(m, s.Quant)
 	gl = min(gl, layers+1)
 	blocksOnDev := max(gl-1, 0)
 	if gl > 0 {
-		onDev = runtime + cb + head + Bytes(blocksOnDev)*perLayer + kv*Bytes(blocksOnDev)/Bytes(max(layers, 1))
+		onDev = runtime + cb + head + Bytes(blocksOnDev)*perLayer + kv*Bytes(blocksOnDev)/Bytes(max(layers, 1)) - Bytes(moe)*expertLayer
 	} else {
 		onDev = 0
 		if !cpuOnly {
@@ -147,21 +187,25 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 		}
 	}
 	r.GPULayers = gl
+	r.CPUMoELayers = moe
 	bd := Breakdown{Device: dev, Budget: dev, Runtime: runtime}
 	if gl > 0 {
-		bd.Weights = head + Bytes(blocksOnDev)*perLayer
+		bd.Weights = head + Bytes(blocksOnDev)*perLayer - Bytes(moe)*expertLayer
 		bd.KVCache = kv * Bytes(blocksOnDev) / Bytes(max(layers, 1))
 		bd.ComputeBuffer = cb
 	}
-	bd.HostWeights = embed + Bytes(layers-blocksOnDev)*perLayer
+	r.OffloadBytes = Bytes(layers-blocksOnDev)*perLayer + Bytes(moe)*expertLayer
+	bd.HostWeights = embed + r.OffloadBytes
 	if gl == 0 {
 		bd.HostWeights += head
+		r.OffloadBytes += head
 		if m.TiedEmbeddings {
 			bd.HostWeights -= head
+			r.OffloadBytes -= head
 		}
 	}
 	bd.HostKV = kv - bd.KVCache
-	if gl < layers+1 {
+	if gl < layers+1 || moe > 0 {
 		bd.HostBuffers = cb
 	}
 	bd.Free = dev - onDev
@@ -173,6 +217,9 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 		"ctx_size": fmt.Sprint(int64(cells)), "parallel": fmt.Sprint(n),
 		"n_gpu_layers": fmt.Sprint(gl), "ubatch_size": fmt.Sprint(int64(ub)),
 	}
+	if moe > 0 {
+		r.Flags["n_cpu_moe"] = fmt.Sprint(moe)
+	}
 	seq := func(ctx Tokens) Bytes { return KVBytesForSequence(m, s.KV, 1, ctx, ub) }
 	r.MaxContextAtConcurrency = min(slot, m.MaxContext)
 	if unified {
@@ -183,7 +230,10 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 	}
 	hostNeed := bd.HostWeights + bd.HostKV + bd.HostBuffers
 	hostAvail, known := hostAvailable(s, onDev)
-	fullOnDev := gl == layers+1
+	fullOnDev := gl == layers+1 && moe == 0
+	if !fullOnDev && !cpuOnly && len(r.Reasons) > 0 && strings.HasSuffix(r.Reasons[0], "to keep everything on the device") {
+		r.Reasons[0] = fmt.Sprintf("context set to %s per sequence (the model allows %s): like llama.cpp --fit, the context is lowered (to --fit-ctx 4096 at least) before weights move off the device", perSeq, m.MaxContext)
+	}
 	switch {
 	case fullOnDev && onDev <= dev:
 		r.Verdict = Fits
@@ -196,6 +246,8 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 		if cpuOnly {
 			r.Verdict = Fits
 			r.Reasons = append(r.Reasons, "runs entirely on the CPU from system RAM")
+		} else if moe > 0 {
+			r.Reasons = append(r.Reasons, fmt.Sprintf("the expert weights of %d of %d layers (%s) stay in system RAM (--n-cpu-moe %d); attention, shared weights and the KV cache stay on the device. Decode reads the experts each token routes to from RAM; each prompt ubatch of 32+ tokens copies them to the device", moe, layers, Bytes(moe)*expertLayer, moe))
 		} else {
 			r.Reasons = append(r.Reasons, fmt.Sprintf("%d of %d transformer blocks on the device (-ngl %d of %d with the output layer); %s of weights and KV in system RAM (decode slows to host-memory speed, and each prompt ubatch of 32+ tokens copies them to the device)", blocksOnDev, layers, gl, layers+1, hostNeed))
 		}

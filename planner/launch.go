@@ -107,7 +107,10 @@ func LaunchCommand(c Candidate, docker bool) (Launch, error) {
 	default:
 		return l, fmt.Errorf("no launch command for engine %s", c.Engine)
 	}
-	if q := s.Quant; q.Family != FamilyFloat && q.Family != FamilyGGUF && !strings.Contains(strings.ToLower(model), q.ID) {
+	if q := s.Quant; s.Engine.IsGGML() && q.Family != FamilyGGUF {
+		// MXFP4 and float formats reach llama.cpp as GGUF conversions too.
+		l.Notes = append(l.Notes, fmt.Sprintf("use a %s GGUF of %s (%s)", q.Name, model, ggufName(s)))
+	} else if q.Family != FamilyFloat && q.Family != FamilyGGUF && !strings.Contains(strings.ToLower(model), q.ID) {
 		l.Notes = append(l.Notes, fmt.Sprintf("use a %s checkpoint of %s (a repo with its quantization_config)", q.Name, model))
 	}
 	if docker {
@@ -153,6 +156,9 @@ func llamaServerArgs(c Candidate, ctx Tokens, conc int) ([]string, []string) {
 		"-np", fmt.Sprint(conc),
 		"-fa", "on",
 	}
+	if n := c.Fit.CPUMoELayers; n > 0 {
+		a = append(a, "--n-cpu-moe", fmt.Sprint(n))
+	}
 	if conc > 1 {
 		a = append(a, "--kv-unified")
 	}
@@ -160,9 +166,15 @@ func llamaServerArgs(c Candidate, ctx Tokens, conc int) ([]string, []string) {
 		a = append(a, "-ctk", s.KV.ID, "-ctv", s.KV.ID)
 	}
 	a = append(a, "-b", "2048", "-ub", "512", "--host", "127.0.0.1", "--port", "8080")
-	notes := []string{fmt.Sprintf("-c %d cells shared by %d slots: %d tokens per slot when all are busy", cells, conc, ctx)}
-	if c.Fit.Verdict == FitsWithOffload {
+	notes := []string{fmt.Sprintf("-c %d cells shared by %s: %d tokens per slot when all are busy", cells, Plural(conc, "slot"), ctx)}
+	switch {
+	case c.Fit.CPUMoELayers > 0:
+		notes = append(notes, fmt.Sprintf("the expert tensors of the first %d layers stay in system RAM (--n-cpu-moe, llama.cpp since b6100, PR #15077); all layers' attention and KV stay on the device", c.Fit.CPUMoELayers))
+	case c.Fit.Verdict == FitsWithOffload:
 		notes = append(notes, fmt.Sprintf("partial offload: %d of %d layers on the device", c.Fit.GPULayers, c.Fit.TotalLayers+1))
+	}
+	if c.Fit.OffloadBytes > 0 && c.Fit.GPULayers > 0 {
+		notes = append(notes, "weights in system RAM are copied to the device once per prompt ubatch: a larger -ub (1024-4096) cuts that cost for long prompts, for a larger compute buffer")
 	}
 	return a, notes
 }

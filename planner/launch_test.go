@@ -79,6 +79,22 @@ func TestLaunchFlagsMatchPlan(t *testing.T) {
 			t.Errorf("-ngl %d, plan %d", ngl, p.Fit.GPULayers)
 		}
 	})
+	t.Run("llama-server MoE experts in RAM", func(t *testing.T) {
+		p := planFor(t, c, "openai/gpt-oss-120b", "nvidia-rtx-4090", 1, 1, planner.LlamaCpp)
+		l, _ := planner.LaunchCommand(p, false)
+		if p.Fit.CPUMoELayers <= 0 {
+			t.Fatalf("gpt-oss-120b on a 4090 planned without --n-cpu-moe: %v", p.Fit.Reasons)
+		}
+		if n := atoi(t, flagValue(t, l.Argv, "--n-cpu-moe")); n != int64(p.Fit.CPUMoELayers) {
+			t.Errorf("--n-cpu-moe %d, plan %d", n, p.Fit.CPUMoELayers)
+		}
+		if ngl := atoi(t, flagValue(t, l.Argv, "-ngl")); ngl != int64(p.Scenario.Model.Layers+1) {
+			t.Errorf("-ngl %d: every layer's attention stays on the device under --n-cpu-moe", ngl)
+		}
+		if !strings.Contains(strings.Join(l.Notes, "\n"), "-ub") {
+			t.Errorf("no note on -ub for weights in RAM: %v", l.Notes)
+		}
+	})
 	t.Run("tgi", func(t *testing.T) {
 		p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-l40s", 1, 16, planner.TGI)
 		l, _ := planner.LaunchCommand(p, false)

@@ -394,7 +394,7 @@ const opOffloadMinBatch = 32
 // in system RAM (partial offload, -ngl below the layer count) on a
 // discrete GPU. Below opOffloadMinBatch the CPU runs those layers at host
 // memory speed, reading the dense weights and the experts the tokens
-// touch (MoE); from it on, each step copies all the offloaded weights to
+// touch (MoE; only the experts under --n-cpu-moe); from it on, each step copies all the offloaded weights to
 // the GPU over the host link.
 func (pm perfModel) offloadMs(t int) float64 {
 	s := pm.s
@@ -410,7 +410,9 @@ func (pm perfModel) offloadMs(t int) float64 {
 		hb = 60
 	}
 	share := 1.0
-	if all := pm.wt.streamed + pm.wt.experts; all > 0 {
+	if all := pm.wt.streamed + pm.wt.experts; s.CPUMoELayers > 0 && s.Model.IsMoE() {
+		share = expertsTouched(s.Model.Experts, s.Model.TopK, t) / float64(s.Model.Experts)
+	} else if all > 0 {
 		share = pm.wt.bytes(s.Model, t) / all
 	}
 	return off * share / (hb * 1e9 * 0.7) * 1000

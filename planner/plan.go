@@ -416,7 +416,7 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 		cand.Why = "does not fit: " + strings.Join(fit.Reasons, "; ")
 		return cand, false
 	}
-	s.OffloadBytes = fit.Breakdown.HostWeights
+	s = s.WithPlacement(fit)
 	// A copy, so that s itself stays on the stack for the many candidates
 	// dropped above (BenchmarkPlanAllDevices: a third of its allocation).
 	kept := s

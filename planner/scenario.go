@@ -52,6 +52,9 @@ type Scenario struct {
 	// OffloadBytes are weights resident in system RAM (partial offload);
 	// each decode step reads them at HostBandwidthGBs.
 	OffloadBytes Bytes
+	// CPUMoELayers > 0: the offloaded bytes are expert tensors only
+	// (llama.cpp --n-cpu-moe), read per step for the experts routed to.
+	CPUMoELayers int
 	// HostBandwidthGBs is system RAM bandwidth (0 = 60 GB/s, dual-channel
 	// DDR5 [U]).
 	HostBandwidthGBs float64
@@ -187,4 +190,12 @@ func (s Scenario) deviceMemory() Bytes {
 		return s.UsableMemory
 	}
 	return s.Hardware.UsableGPUMemory()
+}
+
+// WithPlacement returns s with the weight placement a fit chose (weights
+// left in system RAM, experts kept on the CPU), which the speed model
+// charges for.
+func (s Scenario) WithPlacement(fr FitResult) Scenario {
+	s.OffloadBytes, s.CPUMoELayers = fr.OffloadBytes, fr.CPUMoELayers
+	return s
 }

@@ -219,7 +219,7 @@ func (s *CanRunScreen) compute(in ScenarioInput) func() {
 	w.Serving = w.Concurrency > 1
 	var pred planner.Prediction
 	if fr.Verdict != planner.DoesNotFit {
-		pred = s.svc.Predict(sc, w)
+		pred = s.svc.Predict(sc.WithPlacement(fr), w)
 	}
 	return func() { s.show(sc, fr, pred) }
 }
@@ -335,7 +335,7 @@ func fitNumbers(sc planner.Scenario, fr planner.FitResult) string {
 			usersText(max(fr.Concurrency, 1)), tokens(fr.MaxContextAtConcurrency), tokens(fr.Context), fr.MaxConcurrencyAtContext)
 	}
 	if sc.Engine.IsGGML() && fr.TotalLayers > 0 {
-		fmt.Fprintf(&b, "\nLayers on the device: %d of %d", fr.GPULayers, fr.TotalLayers+1)
+		fmt.Fprintf(&b, "\nLayers on the device: %s", fr.LayersText())
 	}
 	d := fr.Breakdown
 	fmt.Fprintf(&b, "\n%s available to the engine", gib(d.Device))

@@ -283,7 +283,7 @@ func printFit(w io.Writer, s planner.Scenario, r planner.FitResult, note string)
 	}
 	fmt.Fprintf(w, ", pool %d tokens\n", r.MaxKVTokens)
 	if s.Engine.IsGGML() {
-		fmt.Fprintf(w, "Layers on the device: %d of %d\n", r.GPULayers, r.TotalLayers+1)
+		fmt.Fprintf(w, "Layers on the device: %s\n", r.LayersText())
 	}
 	fmt.Fprintf(w, "Context per sequence: %d tokens × %d concurrent\n", r.Context, r.Concurrency)
 	fmt.Fprintf(w, "  longest context with %s: %d tokens\n", planner.Plural(r.Concurrency, "sequence"), r.MaxContextAtConcurrency)
