@@ -88,14 +88,20 @@ type Candidate struct {
 	Utilization     float64 `json:"utilization,omitempty"`
 }
 
-// Label is a short human name: "vllm awq-int4 (fp8 KV, TP2)".
+// Label is a short human name: "vllm awq-int4 (fp8 KV, TP2)",
+// "llama.cpp q4_k_m (2 devices, layer split)".
 func (c Candidate) Label() string {
 	s := fmt.Sprintf("%s %s", c.Engine, c.Quant)
 	extra := []string{}
 	if c.KVType != "f16" && c.KVType != "bf16" {
 		extra = append(extra, c.KVType+" KV")
 	}
-	if c.Devices > 1 {
+	switch {
+	case c.Devices > 1 && c.Scenario != nil && c.Scenario.Engine.IsGGML():
+		// llama.cpp and Ollama split layers over devices (-sm layer), a
+		// pipeline, not tensor parallel (modeling.md §3.4).
+		extra = append(extra, fmt.Sprintf("%d devices, layer split", c.Devices))
+	case c.Devices > 1:
 		extra = append(extra, fmt.Sprintf("TP%d", c.Devices))
 	}
 	if len(extra) > 0 {

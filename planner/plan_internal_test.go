@@ -103,3 +103,21 @@ func TestAdviceMoreMemory(t *testing.T) {
 		t.Errorf("APU advice:\n%s", adv)
 	}
 }
+
+func TestCandidateLabel(t *testing.T) {
+	gg := Scenario{Engine: Engine{ID: "llama.cpp", Policy: "llamacpp"}}
+	vl := Scenario{Engine: Engine{ID: "vllm", Policy: "vllm"}}
+	for _, c := range []struct {
+		c    Candidate
+		want string
+	}{
+		{Candidate{Engine: "vllm", Quant: "awq-int4", KVType: "fp8", Devices: 2, Scenario: &vl}, "vllm awq-int4 (fp8 KV, TP2)"},
+		{Candidate{Engine: "llama.cpp", Quant: "q4_k_m", KVType: "f16", Devices: 2, Scenario: &gg}, "llama.cpp q4_k_m (2 devices, layer split)"},
+		{Candidate{Engine: "llama.cpp", Quant: "q8_0", KVType: "q8_0", Devices: 1, Scenario: &gg}, "llama.cpp q8_0 (q8_0 KV)"},
+		{Candidate{Engine: "vllm", Quant: "bf16", KVType: "bf16", Devices: 1}, "vllm bf16"},
+	} {
+		if got := c.c.Label(); got != c.want {
+			t.Errorf("Label() = %q, want %q", got, c.want)
+		}
+	}
+}
