@@ -634,6 +634,18 @@ func paretoBy(cs []Candidate, x func(Candidate) float64) []Candidate {
 	return out
 }
 
+// offloadNote is the suffix a runner-up's reason gets when some of its
+// weights sit in system RAM.
+func offloadNote(f FitResult) string {
+	switch {
+	case f.Verdict != FitsWithOffload:
+		return ""
+	case f.CPUMoELayers > 0:
+		return fmt.Sprintf("; experts of %d layers in system RAM", f.CPUMoELayers)
+	}
+	return "; layers offloaded to system RAM"
+}
+
 // explain fills Why for every runner-up.
 func explain(cs []Candidate, slo SLO) {
 	if len(cs) == 0 {
@@ -653,9 +665,7 @@ func explain(cs []Candidate, slo SLO) {
 		default:
 			c.Why = "within 3% of the best; ranked by weight precision and device count"
 		}
-		if c.Fit.Verdict == FitsWithOffload {
-			c.Why += "; layers offloaded to system RAM"
-		}
+		c.Why += offloadNote(c.Fit)
 	}
 }
 
@@ -702,9 +712,7 @@ func explainAtRate(cs []Candidate, slo SLO, rate float64) {
 		default:
 			c.Why = fmt.Sprintf("slower per user (TPOT %s vs %s)", c.Pred.TPOT, cs[0].Pred.TPOT)
 		}
-		if c.Fit.Verdict == FitsWithOffload {
-			c.Why += "; layers offloaded to system RAM"
-		}
+		c.Why += offloadNote(c.Fit)
 	}
 }
 

@@ -287,6 +287,9 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 			fmt.Fprintf(w, "\nBest: %s on %s — %s at %s each (%s total), TTFT %s, TPOT %s  [%s%s]\n",
 				b.Label(), b.Backend, planner.Plural(b.Concurrency, "user"), b.Pred.DecodeTPS, b.Pred.TotalTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
 		}
+		if b.Fit.Verdict == planner.FitsWithOffload && b.Scenario != nil && b.Scenario.Engine.IsGGML() {
+			fmt.Fprintf(w, "  layers on the device: %s; %s of weights stream from system RAM\n", b.Fit.LayersText(), b.Fit.OffloadBytes)
+		}
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		users := "USERS"
 		if wl.Rate > 0 {
