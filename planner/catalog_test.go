@@ -212,6 +212,12 @@ func TestCPUMoEPlacement(t *testing.T) {
 	if float64(r.Breakdown.Free) >= perExpertLayer {
 		t.Errorf("%s free on the device: a layer's experts (%.2f GiB) would fit back", r.Breakdown.Free, perExpertLayer/float64(planner.GiB))
 	}
+	// --n-cpu-moe as given: all experts in RAM leaves the card mostly free.
+	all := s
+	all.CPUMoELayers = layers
+	if ra, _ := planner.Fit(all); ra.CPUMoELayers != layers || ra.GPULayers != layers+1 || ra.OffloadBytes <= r.OffloadBytes || ra.Breakdown.Free <= r.Breakdown.Free {
+		t.Errorf("--n-cpu-moe %d: got %d, -ngl %d, %s streamed (auto %s), %s free (auto %s)", layers, ra.CPUMoELayers, ra.GPULayers, ra.OffloadBytes, r.OffloadBytes, ra.Breakdown.Free, r.Breakdown.Free)
+	}
 	o := scenario(t, c, "openai/gpt-oss-120b", "nvidia-rtx-4090", "ollama", "mxfp4", "f16")
 	o.HostMemory = 64 * planner.GiB
 	if r, _ := planner.Fit(o); r.CPUMoELayers != 0 || r.GPULayers > layers {

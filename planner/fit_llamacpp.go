@@ -117,11 +117,17 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 		streams = 1
 	}
 	kvFor := func(cells Tokens) Bytes { return LlamaCppKVBytes(m, s.KV, cells, streams, ub) }
+	// --n-cpu-moe as given (0: decided below, when the device is short).
+	expertLayer := expertBytesPerLayer(m, s.Quant)
+	forcedMoE := 0
+	if s.CPUMoELayers > 0 && expertLayer > 0 && s.Engine.Policy == "llamacpp" && b != CPU {
+		forcedMoE = min(s.CPUMoELayers, m.Layers)
+	}
 	deviceNeed := func(per Tokens) (Bytes, Tokens, Tokens, Bytes, Bytes) {
 		cells, slot := cellsFor(per)
 		kv := kvFor(cells)
 		cb := LlamaCppComputeBuffer(m, ub, slot, fa)
-		return perLayer*Bytes(m.Layers) + head + kv + cb + runtime, cells, slot, kv, cb
+		return perLayer*Bytes(m.Layers) + head + kv + cb + runtime - Bytes(forcedMoE)*expertLayer, cells, slot, kv, cb
 	}
 	cpuOnly := b == CPU
 	if auto && !cpuOnly {
@@ -169,17 +175,19 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 	}
 	// An MoE that does not fit keeps experts, not whole layers, in system
 	// RAM when the engine can (cpuMoELayers): gl stays full.
-	moe := 0
-	if s.GPULayers <= 0 && need > dev {
+	moe := forcedMoE
+	if moe == 0 && s.GPULayers <= 0 && need > dev {
 		if moe = cpuMoELayers(s, b, need-dev); moe > 0 {
 			gl = layers + 1
 		}
 	}
-	expertLayer := expertBytesPerLayer(m, s.Quant)
 	gl = min(gl, layers+1)
 	blocksOnDev := max(gl-1, 0)
+	// -ngl keeps the first layers on the CPU and --n-cpu-moe the experts
+	// of the first N: only the experts of device layers among those N move.
+	moeDev := max(0, moe-(layers-blocksOnDev))
 	if gl > 0 {
-		onDev = runtime + cb + head + Bytes(blocksOnDev)*perLayer + kv*Bytes(blocksOnDev)/Bytes(max(layers, 1)) - Bytes(moe)*expertLayer
+		onDev = runtime + cb + head + Bytes(blocksOnDev)*perLayer + kv*Bytes(blocksOnDev)/Bytes(max(layers, 1)) - Bytes(moeDev)*expertLayer
 	} else {
 		onDev = 0
 		if !cpuOnly {
@@ -190,11 +198,11 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 	r.CPUMoELayers = moe
 	bd := Breakdown{Device: dev, Budget: dev, Runtime: runtime}
 	if gl > 0 {
-		bd.Weights = head + Bytes(blocksOnDev)*perLayer - Bytes(moe)*expertLayer
+		bd.Weights = head + Bytes(blocksOnDev)*perLayer - Bytes(moeDev)*expertLayer
 		bd.KVCache = kv * Bytes(blocksOnDev) / Bytes(max(layers, 1))
 		bd.ComputeBuffer = cb
 	}
-	r.OffloadBytes = Bytes(layers-blocksOnDev)*perLayer + Bytes(moe)*expertLayer
+	r.OffloadBytes = Bytes(layers-blocksOnDev)*perLayer + Bytes(moeDev)*expertLayer
 	bd.HostWeights = embed + r.OffloadBytes
 	if gl == 0 {
 		bd.HostWeights += head

@@ -18,6 +18,7 @@ type scenarioFlags struct {
 	gpuMemUtil                                                     float64
 	hostMemory                                                     string
 	kvUnified                                                      bool
+	nCPUMoE                                                        int
 	root                                                           string
 }
 
@@ -39,6 +40,7 @@ func (f *scenarioFlags) register(c *cobra.Command, withConfig bool) {
 	fl.IntVarP(&f.concurrency, "concurrency", "n", 1, "concurrent sequences (vLLM --max-num-seqs, llama-server -np)")
 	fl.Float64Var(&f.gpuMemUtil, "gpu-memory-utilization", 0, "vLLM --gpu-memory-utilization / SGLang --mem-fraction-static (default: engine's)")
 	fl.IntVar(&f.gpuLayers, "gpu-layers", 0, "llama.cpp -ngl (default: as many as fit)")
+	fl.IntVar(&f.nCPUMoE, "n-cpu-moe", 0, "llama.cpp --n-cpu-moe: keep the experts of the first N layers of an MoE in system RAM (default: as many as needed)")
 	fl.BoolVar(&f.kvUnified, "kv-unified", false, "llama-server --kv-unified (one KV pool shared by all slots)")
 	fl.StringVar(&f.hostMemory, "host-memory", "", "system RAM available for offload, e.g. 64GiB (default: probed or unknown)")
 	fl.StringVar(&f.engineVersion, "engine-version", "", "engine release the rules should follow (default: current)")
@@ -128,6 +130,10 @@ func buildScenario(c *planner.Catalog, f *scenarioFlags) (planner.Scenario, stri
 	s.Concurrency = f.concurrency
 	s.GPUMemoryUtilization = f.gpuMemUtil
 	s.GPULayers = f.gpuLayers
+	if f.nCPUMoE < 0 {
+		return s, "", withCode(exitUsage, fmt.Errorf("--n-cpu-moe = %d: use 0 (as needed) or a layer count", f.nCPUMoE))
+	}
+	s.CPUMoELayers = f.nCPUMoE
 	s.UnifiedKV = f.kvUnified
 	s.EngineVersion = f.engineVersion
 	s.Mem = c.Memory
