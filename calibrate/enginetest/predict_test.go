@@ -110,7 +110,7 @@ func within25(t *testing.T, what string, pred, meas float64) {
 
 // sanityBoundPct is the error beyond which an engine prediction test
 // fails (within25).
-const sanityBoundPct = 35
+const sanityBoundPct = 35.0
 
 // TestCalibrateTwoSizesPredictThird calibrates the step model on the
 // smallest and largest test models served by a real Ollama, then predicts
