@@ -1,7 +1,10 @@
 package planner
 
 import (
+	"fmt"
+	"math"
 	"runtime"
+	"strings"
 	"sync"
 )
 
@@ -64,10 +67,7 @@ func compareOne(req PlanRequest) CompareRow {
 	res := Plan(req)
 	best, ok := res.Best()
 	if !ok {
-		row.Why = "nothing fits"
-		if len(res.Dropped) > 0 {
-			row.Why = res.Dropped[0].Why
-		}
+		row.Why = closestMiss(req.Catalog, res.Dropped)
 		return row
 	}
 	row.Fits, row.Best, row.Source = true, best.Label(), best.Source
@@ -81,6 +81,14 @@ func compareOne(req PlanRequest) CompareRow {
 			row.Why = sloMiss(best.Curve[0], req.SLO, "even with one user")
 		}
 	}
+	if f := best.Fit; f.Verdict == FitsWithOffload {
+		ram := f.Breakdown.HostWeights + f.Breakdown.HostKV + f.Breakdown.HostBuffers
+		note := fmt.Sprintf("%s of weights stream from system RAM; needs %s of RAM free", f.OffloadBytes, ram)
+		if row.Why != "" {
+			note = row.Why + "; " + note
+		}
+		row.Why = note
+	}
 	if row.PriceUSD > 0 {
 		row.PerDollar = float64(row.TotalTPS) / row.PriceUSD * 1000
 	}
@@ -88,4 +96,28 @@ func compareOne(req PlanRequest) CompareRow {
 		row.PerWatt = float64(row.TotalTPS) / row.Watts
 	}
 	return row
+}
+
+// closestMiss says why nothing fits by the configuration that came
+// closest: the fewest weight bits among those dropped for memory (the
+// first dropped reason otherwise), named, so that "bf16 needs 15 GiB" does
+// not stand for a machine where even a 4-bit file is too big.
+func closestMiss(c *Catalog, dropped []Candidate) string {
+	if len(dropped) == 0 {
+		return "nothing fits"
+	}
+	best, bits := dropped[0], math.Inf(1)
+	for _, d := range dropped {
+		if !strings.HasPrefix(d.Why, "does not fit") {
+			continue
+		}
+		q, err := c.FindQuant(d.Quant)
+		if err != nil {
+			continue
+		}
+		if q.LinearBPW < bits {
+			best, bits = d, q.LinearBPW
+		}
+	}
+	return fmt.Sprintf("%s %s: %s", best.Engine, best.Quant, best.Why)
 }

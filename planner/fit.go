@@ -396,12 +396,20 @@ func hostAvailable(s Scenario, gpuUsed Bytes) (Bytes, bool) {
 		if h == 0 {
 			h = s.Hardware.Memory
 		}
-		return h - gpuUsed - s.mem().OSReserve, true
+		return h - gpuUsed - osReserve(s, h), true
 	}
 	if h == 0 {
 		return 0, false
 	}
-	return h - s.mem().OSReserve, true
+	return h - osReserve(s, h), true
+}
+
+// osReserve is the memory the OS keeps for itself out of ram: the catalog's
+// reserve (4 GiB), but no more than a quarter of a small machine, where a
+// desktop OS idles in 1.5-2.5 GB [U] — an 8 GB Mac runs 8B Q4 models that a
+// flat 4 GiB reserve on top of Metal's working-set cap ruled out.
+func osReserve(s Scenario, ram Bytes) Bytes {
+	return min(s.mem().OSReserve, ram/4)
 }
 
 func mathMin(a, b float64) float64 { return math.Min(a, b) }

@@ -211,3 +211,48 @@ func TestEngineBuildsLimitOffers(t *testing.T) {
 		t.Error("Ryzen 9 7950X (x86): vLLM CPU 4-bit not offered")
 	}
 }
+
+// An 8 GB Mac runs an 8B model at 4 bits: Metal's working-set cap already
+// leaves the OS its share, so only a quarter of a small machine is held
+// back for it, not a flat 4 GiB on top.
+func TestSmallMacRunsEightBAtFourBits(t *testing.T) {
+	c := catalog(t)
+	m, _ := c.FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	h, err := c.FindHardware("apple-m1-7c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Memory > 8*planner.GiB {
+		t.Fatalf("apple-m1-7c has %s; this test wants an 8 GB machine", h.Memory)
+	}
+	res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Workload: planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}})
+	best, ok := res.Best()
+	if !ok {
+		t.Fatalf("nothing fits an 8 GB Mac: %v", res.Dropped)
+	}
+	if q, _ := c.FindQuant(best.Quant); q.LinearBPW > 5 {
+		t.Errorf("best on 8 GB is %s; only ~4-bit formats fit", best.Label())
+	}
+}
+
+// When nothing fits, compare names the configuration that came closest
+// (fewest weight bits), and an offloaded best says how much RAM it needs.
+func TestCompareExplainsMemory(t *testing.T) {
+	c := catalog(t)
+	m, _ := c.FindModel("deepseek-ai/DeepSeek-R1")
+	var hws []planner.Hardware
+	for _, id := range []string{"apple-m1-7c", "nvidia-rtx-3090"} {
+		h, err := c.FindHardware(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hws = append(hws, h)
+	}
+	rows := planner.Compare(planner.PlanRequest{Catalog: c, Model: m, Workload: planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}}, hws, []int{1, 1})
+	if rows[0].Fits || !strings.Contains(rows[0].Why, "q4_0: does not fit") && !strings.Contains(rows[0].Why, "int4: does not fit") {
+		t.Errorf("8 GB Mac: want the 4-bit reason, got fits=%v %q", rows[0].Fits, rows[0].Why)
+	}
+	if !rows[1].Fits || !strings.Contains(rows[1].Why, "of RAM free") {
+		t.Errorf("3090 with the rest in RAM: fits=%v, note %q", rows[1].Fits, rows[1].Why)
+	}
+}
