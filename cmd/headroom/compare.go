@@ -79,11 +79,11 @@ func newCompareCmd(g *globalOptions) *cobra.Command {
 				if r.Devices > 1 {
 					name = fmt.Sprintf("%d× %s", r.Devices, r.ID)
 				}
-				fits := "no"
-				if r.Fits {
-					fits = "yes"
+				if !r.Fits {
+					fmt.Fprintf(tw, "%s\tno\t-\t-\t-\t-\t-\t-\t-\t%s\n", name, r.Why)
+					continue
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%s\t%.0f\t%d\t%s\t%s\t%s\n", name, fits, r.Best, float64(r.SingleUserTPS), r.TTFT,
+				fmt.Fprintf(tw, "%s\tyes\t%s\t%.1f\t%s\t%.0f\t%d\t%s\t%s\t%s\n", name, r.Best, float64(r.SingleUserTPS), r.TTFT,
 					float64(r.TotalTPS), r.MaxUsers, perUnit(r.PerDollar, r.PriceUSD), perUnit(r.PerWatt, r.Watts), r.Why)
 			}
 			tw.Flush()
