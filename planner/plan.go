@@ -544,11 +544,7 @@ func rank(cs []Candidate, users int) {
 		return float64(c.Pred.TotalTPS)
 	}
 	// Sort indices, then permute once: candidates are large structs.
-	idx := make([]int, len(cs))
-	sc := make([]float64, len(cs))
-	for i := range cs {
-		idx[i], sc[i] = i, score(cs[i])
-	}
+	idx, sc := keyedIndex(cs, score)
 	sort.SliceStable(idx, func(x, y int) bool {
 		i, j := idx[x], idx[y]
 		a, b := sc[i], sc[j]
@@ -563,6 +559,17 @@ func rank(cs []Candidate, users int) {
 		return a > b
 	})
 	permute(cs, idx)
+}
+
+// keyedIndex returns the identity order of cs and each candidate's key,
+// for sorting indices instead of 584-byte candidates.
+func keyedIndex(cs []Candidate, key func(Candidate) float64) ([]int, []float64) {
+	idx := make([]int, len(cs))
+	keys := make([]float64, len(cs))
+	for i := range cs {
+		idx[i], keys[i] = i, key(cs[i])
+	}
+	return idx, keys
 }
 
 // permute reorders cs in place so that cs[k] becomes the old cs[idx[k]],
@@ -611,11 +618,7 @@ func paretoAtRate(cs []Candidate) []Candidate {
 // candidate with more x.
 func paretoBy(cs []Candidate, x func(Candidate) float64) []Candidate {
 	// Sort indices by precomputed keys: candidates are large structs.
-	idx := make([]int, len(cs))
-	key := make([]float64, len(cs))
-	for i := range cs {
-		idx[i], key[i] = i, x(cs[i])
-	}
+	idx, key := keyedIndex(cs, x)
 	sort.SliceStable(idx, func(a, b int) bool {
 		i, j := idx[a], idx[b]
 		if key[i] != key[j] {
