@@ -391,11 +391,11 @@ func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 const opOffloadMinBatch = 32
 
 // offloadMs is the extra ms a step of t tokens spends on weights resident
-// in system RAM (partial offload, -ngl below the layer count) on a
-// discrete GPU. Below opOffloadMinBatch the CPU runs those layers at host
-// memory speed, reading the dense weights and the experts the tokens
-// touch (MoE; only the experts under --n-cpu-moe); from it on, each step copies all the offloaded weights to
-// the GPU over the host link.
+// in system RAM on a discrete GPU (whole layers under a partial -ngl, or
+// only experts under --n-cpu-moe). Below opOffloadMinBatch the CPU runs
+// them at host memory speed, reading what the tokens use: the dense
+// weights and the experts they route to. From it on, each step copies all
+// the offloaded weights to the GPU over the host link.
 func (pm perfModel) offloadMs(t int) float64 {
 	s := pm.s
 	if s.OffloadBytes <= 0 || s.Hardware.MemoryModel != MemDiscrete {
@@ -409,10 +409,12 @@ func (pm perfModel) offloadMs(t int) float64 {
 	if hb <= 0 {
 		hb = 60
 	}
-	share := 1.0
-	if all := pm.wt.streamed + pm.wt.experts; s.CPUMoELayers > 0 && s.Model.IsMoE() {
+	share := 1.0 // a dense model reads all of it
+	all := pm.wt.streamed + pm.wt.experts
+	switch {
+	case s.CPUMoELayers > 0 && s.Model.IsMoE(): // experts only
 		share = expertsTouched(s.Model.Experts, s.Model.TopK, t) / float64(s.Model.Experts)
-	} else if all > 0 {
+	case all > 0:
 		share = pm.wt.bytes(s.Model, t) / all
 	}
 	return off * share / (hb * 1e9 * 0.7) * 1000

@@ -52,8 +52,10 @@ type Scenario struct {
 	// OffloadBytes are weights resident in system RAM (partial offload);
 	// each decode step reads them at HostBandwidthGBs.
 	OffloadBytes Bytes
-	// CPUMoELayers > 0: the offloaded bytes are expert tensors only
-	// (llama.cpp --n-cpu-moe), read per step for the experts routed to.
+	// CPUMoELayers is llama.cpp --n-cpu-moe N: for Fit, the layers whose
+	// expert tensors stay in system RAM (0: as many as needed); after
+	// WithPlacement, set only when the offloaded bytes are experts alone,
+	// which a step reads for the experts its tokens route to.
 	CPUMoELayers int
 	// HostBandwidthGBs is system RAM bandwidth (0 = 60 GB/s, dual-channel
 	// DDR5 [U]).
@@ -196,6 +198,10 @@ func (s Scenario) deviceMemory() Bytes {
 // left in system RAM, experts kept on the CPU), which the speed model
 // charges for.
 func (s Scenario) WithPlacement(fr FitResult) Scenario {
-	s.OffloadBytes, s.CPUMoELayers = fr.OffloadBytes, fr.CPUMoELayers
+	s.OffloadBytes, s.CPUMoELayers = fr.OffloadBytes, 0
+	if fr.GPULayers > fr.TotalLayers {
+		// Every layer on the device: what is in RAM is experts only.
+		s.CPUMoELayers = fr.CPUMoELayers
+	}
 	return s
 }
