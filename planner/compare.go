@@ -43,7 +43,7 @@ func Compare(req PlanRequest, machines []Hardware, devices []int) []CompareRow {
 			defer wg.Done()
 			for i := range jobs {
 				r := req
-				r.Hardware = machines[i]
+				r.Hardware, r.bestOnly = machines[i], true
 				r.UsableMemory, r.HostMemory = 0, 0
 				if i < len(devices) && devices[i] > 0 {
 					r.Devices = devices[i]

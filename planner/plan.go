@@ -57,6 +57,8 @@ type PlanRequest struct {
 	Quants  []string
 	// EngineVersion applies to every engine (empty = current rules).
 	EngineVersion string
+	// bestOnly skips the runner-ups' reasons (Compare reads only the best).
+	bestOnly bool
 }
 
 // Candidate is one configuration at its best concurrency.
@@ -262,14 +264,20 @@ func Plan(req PlanRequest) PlanResult {
 	clear(dropped)
 	scratch[0], scratch[1] = ranked[:0], dropped[:0]
 	candidateScratch.Put(scratch)
+	explained := func() []Candidate {
+		if req.bestOnly && len(res.Ranked) > 1 {
+			return res.Ranked[:1]
+		}
+		return res.Ranked
+	}
 	if rate := req.Workload.Rate; rate > 0 {
 		rankAtRate(res.Ranked)
 		res.Pareto = paretoAtRate(res.Ranked)
-		explainAtRate(res.Ranked, req.SLO, rate)
+		explainAtRate(explained(), req.SLO, rate)
 	} else {
 		rank(res.Ranked, users)
 		res.Pareto = pareto(res.Ranked)
-		explain(res.Ranked, req.SLO)
+		explain(explained(), req.SLO)
 	}
 	res.Notes = append(res.Notes, "GGUF formats (q8_0 … q4_0) run only in llama.cpp and Ollama; AWQ/GPTQ/FP8/INT8 checkpoints only in vLLM, SGLang, TGI and TensorRT-LLM")
 	if len(res.Ranked) == 0 {

@@ -256,3 +256,41 @@ func TestCompareExplainsMemory(t *testing.T) {
 		t.Errorf("3090 with the rest in RAM: fits=%v, note %q", rows[1].Fits, rows[1].Why)
 	}
 }
+
+// Compare skips the runner-ups' reasons; its rows must still match the
+// full plan's best, including the best's own reason when it misses the SLO.
+func TestCompareMatchesPlanBest(t *testing.T) {
+	c := catalog(t)
+	m, _ := c.FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	var hws []planner.Hardware
+	for _, id := range []string{"nvidia-rtx-4090", "amd-ryzen-ai-max-395", "cpu-core-i5-9500-ddr4"} {
+		h, err := c.FindHardware(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hws = append(hws, h)
+	}
+	req := planner.PlanRequest{Catalog: c, Model: m, Devices: 1, Workload: planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 8}, SLO: planner.SLO{MinUserTPS: 20}}
+	rows := planner.Compare(req, hws, nil)
+	missed := false
+	for i, h := range hws {
+		r := req
+		r.Hardware = h
+		best, ok := planner.Plan(r).Best()
+		if !ok {
+			t.Fatalf("%s: nothing fits", h.ID)
+		}
+		if rows[i].Best != best.Label() || rows[i].TTFT != best.Pred.TTFT {
+			t.Errorf("%s: compare %q TTFT %v, plan %q TTFT %v", h.ID, rows[i].Best, rows[i].TTFT, best.Label(), best.Pred.TTFT)
+		}
+		if !best.MeetsSLO {
+			missed = true
+			if rows[i].Why == "" || rows[i].Why != best.Why {
+				t.Errorf("%s misses the SLO: compare says %q, plan %q", h.ID, rows[i].Why, best.Why)
+			}
+		}
+	}
+	if !missed {
+		t.Error("no machine misses 20 tok/s per user; the test wants one that does (the i5-9500)")
+	}
+}
