@@ -52,6 +52,9 @@ type PlanRequest struct {
 	SLO      SLO
 	// UsableMemory and HostMemory come from the probe (0 = catalog).
 	UsableMemory, HostMemory Bytes
+	// HostBandwidthGBs is system RAM bandwidth for weights kept there
+	// (0 = Scenario's default).
+	HostBandwidthGBs float64
 	// Engines and Quants restrict the search (empty = all).
 	Engines []EngineID
 	Quants  []string
@@ -392,7 +395,7 @@ func tpChoices(e Engine, devs int) []int {
 // fitted terms of the plan's configurations (fittedTerms).
 func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf *PerfParams, terms map[termsKey]fittedTerms) (Candidate, bool) {
 	s := Scenario{Hardware: req.Hardware, Devices: tp, Engine: e, EngineVersion: req.EngineVersion, Model: req.Model,
-		Quant: q, KV: kv, Concurrency: users, UsableMemory: req.UsableMemory, HostMemory: req.HostMemory,
+		Quant: q, KV: kv, Concurrency: users, UsableMemory: req.UsableMemory, HostMemory: req.HostMemory, HostBandwidthGBs: req.HostBandwidthGBs,
 		Context: ctxFor(req), Mem: req.Catalog.Memory}
 	cand := Candidate{Engine: e.ID, Quant: q.ID, KVType: kv.ID, Devices: tp}
 	if perf != nil {

@@ -294,3 +294,27 @@ func TestCompareMatchesPlanBest(t *testing.T) {
 		t.Error("no machine misses 20 tok/s per user; the test wants one that does (the i5-9500)")
 	}
 }
+
+// Weights kept in system RAM are read at the RAM's bandwidth: a faster
+// host speeds an offloaded plan up and leaves a plan on the card as it is.
+func TestPlanHostBandwidth(t *testing.T) {
+	c := catalog(t)
+	h, _ := c.FindHardware("nvidia-rtx-4090")
+	tpot := func(model string, gbs float64) planner.Milliseconds {
+		m, _ := c.FindModel(model)
+		res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Engines: []planner.EngineID{planner.LlamaCpp},
+			HostMemory: 128 * planner.GiB, HostBandwidthGBs: gbs, Workload: planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}})
+		best, ok := res.Best()
+		if !ok {
+			t.Fatalf("%s: nothing fits", model)
+		}
+		return best.Pred.TPOT
+	}
+	slow, fast := tpot("openai/gpt-oss-120b", 40), tpot("openai/gpt-oss-120b", 120)
+	if !(fast < slow*0.8) {
+		t.Errorf("gpt-oss-120b with experts in RAM: TPOT %v at 40 GB/s, %v at 120 GB/s", slow, fast)
+	}
+	if a, b := tpot("meta-llama/Llama-3.1-8B-Instruct", 40), tpot("meta-llama/Llama-3.1-8B-Instruct", 120); a != b {
+		t.Errorf("8B on the card: TPOT %v vs %v with another RAM speed", a, b)
+	}
+}

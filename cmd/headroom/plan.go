@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -116,6 +117,7 @@ type planOptions struct {
 	emit, export    string
 	docker, jsonOut bool
 	top             int
+	hostBandwidth   float64
 }
 
 func (o *planOptions) request(c *planner.Catalog) (planner.PlanRequest, string, error) {
@@ -144,6 +146,15 @@ func (o *planOptions) request(c *planner.Catalog) (planner.PlanRequest, string, 
 	}
 	req = planner.PlanRequest{Catalog: c, Hardware: hw.Hardware, Devices: o.scen.devices, Model: m, Workload: w, SLO: slo,
 		UsableMemory: hw.usable, HostMemory: hw.host}
+	if o.scen.hostMemory != "" {
+		if req.HostMemory, err = planner.ParseBytes(o.scen.hostMemory); err != nil || req.HostMemory <= 0 {
+			return req, "", withCode(exitUsage, fmt.Errorf("--host-memory %q: want a size like 64GiB", o.scen.hostMemory))
+		}
+	}
+	if b := o.hostBandwidth; b < 0 || b > 10000 || math.IsNaN(b) {
+		return req, "", withCode(exitUsage, fmt.Errorf("--host-bandwidth = %g: want GB/s between 1 and 10000", b))
+	}
+	req.HostBandwidthGBs = o.hostBandwidth
 	for _, e := range splitList(o.engines) {
 		eng, err := c.FindEngine(e)
 		if err != nil {
@@ -236,6 +247,8 @@ func newPlanCmd(g *globalOptions) *cobra.Command {
 	f.StringVar(&o.export, "export", "", "save the best plan as FILE.toml, FILE.json or FILE.sh")
 	f.BoolVar(&o.jsonOut, "json", false, "print JSON")
 	f.IntVar(&o.top, "top", 10, "rows of the ranking to show")
+	f.StringVar(&o.scen.hostMemory, "host-memory", "", "system RAM for weights that do not fit the device, e.g. 64GiB (default: probed, or unknown for a catalog machine)")
+	f.Float64Var(&o.hostBandwidth, "host-bandwidth", 0, "system RAM bandwidth in GB/s, which weights kept in RAM are read at (default 60, dual-channel DDR5)")
 	return cmd
 }
 
