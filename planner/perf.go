@@ -58,6 +58,11 @@ type Prediction struct {
 func Features(s Scenario, b Backend) []string {
 	h := s.Hardware
 	eng := string(s.Engine.ID)
+	quant, family := s.Quant.ID, string(s.Quant.Family)
+	if marlinInt4(s, b) {
+		// One kernel, one effect: what AWQ rows teach applies to GPTQ.
+		quant, family = "int4-marlin", "int4-marlin"
+	}
 	f := []string{
 		"kind=" + string(h.Kind),
 		"vendor=" + h.Vendor,
@@ -65,12 +70,12 @@ func Features(s Scenario, b Backend) []string {
 		"mem=" + memClass(h.MemoryType),
 		"engine=" + eng,
 		"backend=" + string(b),
-		"quant=" + s.Quant.ID,
-		"family=" + string(s.Quant.Family),
+		"quant=" + quant,
+		"family=" + family,
 		"engine*backend=" + eng + "*" + string(b),
 		"engine*backend*mem=" + eng + "*" + string(b) + "*" + memClass(h.MemoryType),
 		"arch*engine=" + h.Arch + "*" + eng,
-		"engine*family=" + eng + "*" + string(s.Quant.Family),
+		"engine*family=" + eng + "*" + family,
 	}
 	if h.DieLink != "" {
 		// Memory reached across a die bridge: llama.cpp's Apple-silicon
@@ -89,6 +94,28 @@ func Features(s Scenario, b Backend) []string {
 		}
 	}
 	return f
+}
+
+// marlinInt4 reports whether a 4-bit AWQ or GPTQ checkpoint runs on the
+// Marlin kernel: vLLM (and SGLang, TGI, which use the same kernels)
+// repack both to Marlin on CUDA GPUs of compute capability 8.0 and later
+// (vLLM awq_marlin/gptq_marlin, chosen over awq/gptq when supported), so
+// their speed is one kernel's, whichever format the checkpoint came in.
+func marlinInt4(s Scenario, b Backend) bool {
+	f := s.Quant.Family
+	if (f != FamilyAWQ && f != FamilyGPTQ) || b != CUDA {
+		return false
+	}
+	switch s.Engine.Policy {
+	case "vllm", "sglang", "tgi":
+	default:
+		return false
+	}
+	switch s.Hardware.Arch {
+	case "ampere", "ada", "hopper", "blackwell":
+		return true
+	}
+	return false
 }
 
 // memClass groups memory technologies (HBM, GDDR, LPDDR, DDR), which

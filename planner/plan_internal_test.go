@@ -121,3 +121,32 @@ func TestCandidateLabel(t *testing.T) {
 		}
 	}
 }
+
+// vLLM, SGLang and TGI run AWQ and GPTQ checkpoints on one Marlin kernel on
+// CUDA from compute capability 8.0, so both formats share their features
+// there (what AWQ rows teach applies to GPTQ), and stay apart elsewhere.
+func TestMarlinInt4SharesFeatures(t *testing.T) {
+	awq := Quant{ID: "awq-int4", Family: FamilyAWQ, LinearBPW: 4.25}
+	gptq := Quant{ID: "gptq-int4", Family: FamilyGPTQ, LinearBPW: 4.125}
+	feats := func(arch, policy string, b Backend, q Quant) string {
+		s := Scenario{Hardware: Hardware{Arch: arch, Kind: KindGPU}, Engine: Engine{ID: EngineID(policy), Policy: policy}, Quant: q}
+		return strings.Join(Features(s, b), " ")
+	}
+	for _, c := range []struct {
+		arch, policy string
+		b            Backend
+		shared       bool
+	}{
+		{"ampere", "vllm", CUDA, true},
+		{"hopper", "sglang", CUDA, true},
+		{"ada", "tgi", CUDA, true},
+		{"volta", "vllm", CUDA, false},
+		{"ampere", "trtllm", CUDA, false},
+		{"rdna3.5", "vllm", ROCm, false},
+	} {
+		a, g := feats(c.arch, c.policy, c.b, awq), feats(c.arch, c.policy, c.b, gptq)
+		if (a == g) != c.shared {
+			t.Errorf("%s %s on %s: AWQ and GPTQ features shared=%v, want %v\n%s\n%s", c.policy, c.arch, c.b, a == g, c.shared, a, g)
+		}
+	}
+}
