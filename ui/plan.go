@@ -270,8 +270,12 @@ func concurrencies(users int) []int {
 	return out
 }
 
-// curveFor predicts a row's workload over concurrencies (any goroutine).
+// curveFor predicts a row's workload over concurrencies (any goroutine);
+// a configuration that does not fit has no curve.
 func (s *PlanScreen) curveFor(r PlanRow, in PlanInput) []curvePoint {
+	if !r.Fits {
+		return nil
+	}
 	w := r.Workload
 	if w.Prompt == 0 && w.Gen == 0 {
 		w = in.Workload

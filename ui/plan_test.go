@@ -173,3 +173,16 @@ func TestPlanSummaryAtRate(t *testing.T) {
 		t.Errorf("summary\n got %q\nwant %q", got, want)
 	}
 }
+
+// A dropped configuration (its row explains why it lost) has no scenario
+// to chart: selecting it asks the service for nothing.
+func TestPlanDroppedRowHasNoCurve(t *testing.T) {
+	win, svc := newTestWindow(t)
+	before := svc.calls.Load()
+	if c := win.Plan.curveFor(PlanRow{Engine: "vLLM", Quant: "bf16", WhyNot: "does not fit"}, PlanInput{}); c != nil {
+		t.Errorf("curve for a dropped row: %v", c)
+	}
+	if svc.calls.Load() != before {
+		t.Error("the service was asked for a dropped row's curve")
+	}
+}

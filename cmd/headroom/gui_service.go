@@ -321,18 +321,26 @@ func deviceName(h planner.Hardware, n int) string {
 // planRow turns a candidate into a table row with its launch command.
 func (s *guiService) planRow(c planner.Candidate, w planner.Workload, fits bool) ui.PlanRow {
 	name := string(c.Engine)
-	if e, err := s.catalog().FindEngine(string(c.Engine)); err == nil && e.Label() != "" {
+	e, err := s.catalog().FindEngine(string(c.Engine))
+	if err == nil && e.Label() != "" {
 		name = e.Label() // "TGI", not "Text Generation Inference"
 	}
-	if c.Devices > 1 {
+	switch {
+	case c.Devices > 1 && err == nil && e.IsGGML():
+		name += fmt.Sprintf(" ×%d, layer split", c.Devices) // a pipeline, not tensor parallel
+	case c.Devices > 1:
 		name += fmt.Sprintf(" TP%d", c.Devices)
 	}
 	w.Serving = true
+	var sc planner.Scenario // dropped candidates carry none
+	if c.Scenario != nil {
+		sc = *c.Scenario
+	}
 	r := ui.PlanRow{
 		Engine: name, Quant: c.Quant, KV: c.KVType, Concurrency: c.Concurrency, Context: c.Fit.Context,
 		TTFT: c.Pred.TTFT, TPOT: c.Pred.TPOT, PerUser: c.Pred.DecodeTPS, Total: c.Pred.TotalTPS,
 		Source: c.Source, ErrorBand: c.ErrorBand[string(planner.MetricTG)],
-		Fits: fits, MeetsSLO: fits && c.MeetsSLO, WhyNot: c.Why, Scenario: *c.Scenario, Workload: w,
+		Fits: fits, MeetsSLO: fits && c.MeetsSLO, WhyNot: c.Why, Scenario: sc, Workload: w,
 		Capacity: c.CapacityReqPerS, Utilization: c.Utilization,
 	}
 	if r.Source == "" {

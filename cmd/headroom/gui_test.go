@@ -227,3 +227,50 @@ func TestGUIServiceCalibrationStatus(t *testing.T) {
 		t.Errorf("a profile of other hardware: %+v", other)
 	}
 }
+
+// The Plan table names multi-device configurations as the engines run
+// them: tensor parallel for vLLM, a layer split for llama-server.
+func TestGUIPlanRowDeviceLabels(t *testing.T) {
+	s := guiTestService(t)
+	w := planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}
+	if got := s.planRow(planner.Candidate{Engine: planner.LlamaCpp, Quant: "q4_0", Devices: 2}, w, false).Engine; !strings.Contains(got, "×2, layer split") {
+		t.Errorf("llama.cpp on 2 devices shown as %q", got)
+	}
+	if got := s.planRow(planner.Candidate{Engine: planner.VLLM, Quant: "bf16", Devices: 4}, w, false).Engine; !strings.HasSuffix(got, " TP4") {
+		t.Errorf("vLLM on 4 devices shown as %q", got)
+	}
+}
+
+// Dropped configurations are rows too (why each lost); they carry no
+// scenario, and a plan where nothing fits is all such rows. The Plan screen
+// panicked on them (nil scenario) when a 70B model was planned on a 4090.
+func TestGUIServicePlanWithDroppedRows(t *testing.T) {
+	s := guiTestService(t)
+	for _, c := range []struct{ model, hw string }{
+		{"meta-llama/Llama-3.3-70B-Instruct", "nvidia-rtx-4090"},
+		{"deepseek-ai/DeepSeek-R1", "apple-m1-7c"},
+	} {
+		m, err := s.catalog().FindModel(c.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := ui.PlanInput{Scenario: ui.ScenarioInput{Model: m, Hardware: c.hw}}
+		in.Workload = planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 1, Serving: true}
+		v, err := s.Plan(in)
+		if err != nil {
+			t.Fatalf("%s on %s: %v", c.model, c.hw, err)
+		}
+		dropped := 0
+		for _, r := range v.Rows {
+			if !r.Fits {
+				dropped++
+				if r.WhyNot == "" {
+					t.Errorf("%s on %s: dropped row %s %s says nothing", c.model, c.hw, r.Engine, r.Quant)
+				}
+			}
+		}
+		if dropped == 0 {
+			t.Errorf("%s on %s: no dropped rows to show", c.model, c.hw)
+		}
+	}
+}
