@@ -82,6 +82,10 @@ func shellQuote(s string) string {
 // settings: memory share, context, concurrency, format, KV type and tensor
 // parallel. With docker it wraps the official image.
 func LaunchCommand(c Candidate, docker bool) (Launch, error) {
+	if c.Scenario == nil {
+		// Dropped candidates (Plan's Dropped) carry no scenario.
+		return Launch{}, fmt.Errorf("no launch command for %s %s: it was not planned (%s)", c.Engine, c.Quant, c.Why)
+	}
 	s := *c.Scenario
 	model := s.Model.ID
 	conc := max(c.Concurrency, 1)

@@ -150,3 +150,10 @@ func TestMarlinInt4SharesFeatures(t *testing.T) {
 		}
 	}
 }
+
+func TestLaunchCommandForDroppedCandidate(t *testing.T) {
+	_, err := LaunchCommand(Candidate{Engine: "vllm", Quant: "bf16", Why: "does not fit"}, false)
+	if err == nil || !strings.Contains(err.Error(), "does not fit") {
+		t.Errorf("a dropped candidate's launch command: %v", err)
+	}
+}
