@@ -274,3 +274,47 @@ func TestGUIServicePlanWithDroppedRows(t *testing.T) {
 		}
 	}
 }
+
+// Every catalog model on one device of each kind, through every service
+// call a screen makes (Can I run it?, Plan with its rows' curves and
+// exports, Compare): answers or errors, never a panic.
+func TestGUIServiceEveryModelEveryKind(t *testing.T) {
+	s := guiTestService(t)
+	hws := []string{"nvidia-rtx-3060-12gb", "nvidia-h100-sxm5-80gb", "amd-ryzen-ai-max-395", "apple-m1-7c", "cpu-core-i5-9500-ddr4"}
+	w := planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 4, Serving: true}
+	plans, exported := 0, 0
+	for _, m := range s.catalog().Models {
+		for _, hw := range hws {
+			if sc, err := s.Scenario(ui.ScenarioInput{Model: m, Hardware: hw, Users: 4}); err == nil {
+				if fr, err := s.Fit(sc); err == nil && fr.Verdict != planner.DoesNotFit {
+					s.Predict(sc.WithPlacement(fr), w)
+				}
+			}
+			v, err := s.Plan(ui.PlanInput{Scenario: ui.ScenarioInput{Model: m, Hardware: hw}, Workload: w})
+			if err != nil {
+				t.Errorf("%s on %s: plan: %v", m.ID, hw, err)
+				continue
+			}
+			plans++
+			for i, r := range v.Rows {
+				if i >= 3 {
+					break
+				}
+				if r.Fits {
+					s.Curve(r.Scenario, w, []int{1, 4, 16})
+				}
+				for _, f := range ui.ExportFormats {
+					if data, err := s.Export(r, f.ID); err == nil && len(data) > 0 {
+						exported++
+					}
+				}
+			}
+		}
+		if rows, err := s.Compare(ui.CompareInput{Hardware: hws, Model: m, Workload: w}); err != nil || len(rows) != len(hws) {
+			t.Errorf("%s: compare: %d rows, %v", m.ID, len(rows), err)
+		}
+	}
+	if n := len(s.catalog().Models) * len(hws); plans != n || exported < n {
+		t.Errorf("%d of %d plans answered, %d rows exported", plans, n, exported)
+	}
+}
