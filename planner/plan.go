@@ -166,6 +166,20 @@ func candidateQuants(c *Catalog, m Model, only []string) []Quant {
 	return out
 }
 
+// lowBitQuantIDs are the sub-4-bit GGUF formats a plan falls back to when
+// nothing fits at 4 bits or more, largest first.
+var lowBitQuantIDs = []string{"q3_k_xl", "q3_k_m", "q2_k"}
+
+func lowBitQuants(c *Catalog) []Quant {
+	var out []Quant
+	for _, id := range lowBitQuantIDs {
+		if q, err := c.FindQuant(id); err == nil {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
 // kvChoices lists KV types worth trying on an engine: the model dtype and
 // the engine's 8-bit type.
 func kvChoices(c *Catalog, e Engine, q Quant) []KVType {
@@ -236,30 +250,45 @@ func Plan(req PlanRequest) PlanResult {
 	if req.Hardware.Kind != KindGPU {
 		devs = 1 // APUs, SoCs and CPUs are one device
 	}
-	for _, e := range c.Engines {
-		if len(req.Engines) > 0 && !containsEngine(req.Engines, e.ID) {
-			continue
-		}
-		if e.ID == IKLlamaCpp || e.ID == Transformers {
-			continue // measured for validation, not recommended for serving
-		}
-		if !runsOn(e, req.Hardware) {
-			continue
-		}
-		for _, q := range quants {
-			kvs := kvChoices(c, e, q)
-			for _, tp := range tpChoices(e, devs) {
-				for _, kv := range kvs {
-					cand, ok := evaluate(req, e, q, kv, tp, users, perf, terms)
-					if !ok {
-						if cand.Why != "" {
-							dropped = append(dropped, cand)
+	sweep := func(quants []Quant) {
+		for _, e := range c.Engines {
+			if len(req.Engines) > 0 && !containsEngine(req.Engines, e.ID) {
+				continue
+			}
+			if e.ID == IKLlamaCpp || e.ID == Transformers {
+				continue // measured for validation, not recommended for serving
+			}
+			if !runsOn(e, req.Hardware) {
+				continue
+			}
+			for _, q := range quants {
+				kvs := kvChoices(c, e, q)
+				for _, tp := range tpChoices(e, devs) {
+					for _, kv := range kvs {
+						cand, ok := evaluate(req, e, q, kv, tp, users, perf, terms)
+						if !ok {
+							if cand.Why != "" {
+								dropped = append(dropped, cand)
+							}
+							continue
 						}
-						continue
+						ranked = append(ranked, cand)
 					}
-					ranked = append(ranked, cand)
 				}
 			}
+		}
+	}
+	sweep(quants)
+	lowBits := false
+	// (Not for MXFP4-native models: their low-bit GGUFs keep the MXFP4
+	// experts, so they are no smaller.)
+	if len(ranked) == 0 && len(req.Quants) == 0 && req.Model.FileQuant == "" && req.Model.NativeDType != "mxfp4" {
+		// Nothing fits at 4 bits or more: try the sub-4-bit GGUF
+		// formats people run big MoE models in on 128 GB machines
+		// (Qwen3-235B at Q3_K_XL on Strix Halo, measurements.csv).
+		if low := lowBitQuants(c); len(low) > 0 {
+			sweep(low)
+			lowBits = len(ranked) > 0
 		}
 	}
 	res.Ranked, res.Dropped = cloneCandidates(ranked), cloneCandidates(dropped)
@@ -283,6 +312,9 @@ func Plan(req PlanRequest) PlanResult {
 		explain(explained(), req.SLO)
 	}
 	res.Notes = append(res.Notes, "GGUF formats (q8_0 … q4_0) run only in llama.cpp and Ollama; AWQ/GPTQ/FP8/INT8 checkpoints only in vLLM, SGLang, TGI and TensorRT-LLM")
+	if lowBits {
+		res.Notes = append(res.Notes, "nothing fits at 4 bits or more; these plans use sub-4-bit GGUF formats, which lose noticeably more quality (perplexity) than Q4_K_M")
+	}
 	if len(res.Ranked) == 0 {
 		res.Notes = append(res.Notes, "no configuration fits this machine; see the dropped list for why")
 	} else if !res.Ranked[0].MeetsSLO {

@@ -249,8 +249,9 @@ func TestCompareExplainsMemory(t *testing.T) {
 		hws = append(hws, h)
 	}
 	rows := planner.Compare(planner.PlanRequest{Catalog: c, Model: m, Workload: planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}}, hws, []int{1, 1})
-	if rows[0].Fits || !strings.Contains(rows[0].Why, "q4_0: does not fit") && !strings.Contains(rows[0].Why, "int4: does not fit") {
-		t.Errorf("8 GB Mac: want the 4-bit reason, got fits=%v %q", rows[0].Fits, rows[0].Why)
+	// The fewest bits tried: Q2_K, from the sub-4-bit fallback.
+	if rows[0].Fits || !strings.Contains(rows[0].Why, "q2_k: does not fit") {
+		t.Errorf("8 GB Mac: want the Q2_K reason, got fits=%v %q", rows[0].Fits, rows[0].Why)
 	}
 	if !rows[1].Fits || !strings.Contains(rows[1].Why, "of RAM free") {
 		t.Errorf("3090 with the rest in RAM: fits=%v, note %q", rows[1].Fits, rows[1].Why)
@@ -316,5 +317,38 @@ func TestPlanHostBandwidth(t *testing.T) {
 	}
 	if a, b := tpot("meta-llama/Llama-3.1-8B-Instruct", 40), tpot("meta-llama/Llama-3.1-8B-Instruct", 120); a != b {
 		t.Errorf("8B on the card: TPOT %v vs %v with another RAM speed", a, b)
+	}
+}
+
+// A model that fits nowhere at 4 bits falls back to the sub-4-bit GGUF
+// formats, with a note on their quality (Qwen3-235B runs at Q3_K_XL on
+// Strix Halo in the published measurements); a model that fits at 4 bits
+// is never offered them.
+func TestPlanFallsBackToLowBits(t *testing.T) {
+	c := catalog(t)
+	plan := func(model, hw string) planner.PlanResult {
+		m, err := c.FindModel(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := c.FindHardware(hw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Workload: planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 1}})
+	}
+	low := map[string]bool{"q3_k_xl": true, "q3_k_m": true, "q2_k": true}
+	res := plan("Qwen/Qwen3-235B-A22B-Instruct-2507", "amd-ryzen-ai-max-395")
+	best, ok := res.Best()
+	if !ok || !low[best.Quant] {
+		t.Fatalf("Qwen3-235B on Strix Halo: best %q (ok=%v); want a sub-4-bit GGUF", best.Quant, ok)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "sub-4-bit") {
+		t.Errorf("no quality note: %v", res.Notes)
+	}
+	for _, x := range plan("meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-4090").Ranked {
+		if low[x.Quant] {
+			t.Errorf("8B on a 4090 offered %s", x.Label())
+		}
 	}
 }
