@@ -20,7 +20,9 @@ func catalog(t testing.TB) *planner.Catalog {
 	return c
 }
 
-func scenario(t testing.TB, c *planner.Catalog, model, hw, engine, quant, kv string) planner.Scenario {
+// modelOn looks up a catalog model and hardware, failing the test if
+// either is missing.
+func modelOn(t testing.TB, c *planner.Catalog, model, hw string) (planner.Model, planner.Hardware) {
 	t.Helper()
 	m, err := c.FindModel(model)
 	if err != nil {
@@ -30,6 +32,12 @@ func scenario(t testing.TB, c *planner.Catalog, model, hw, engine, quant, kv str
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m, h
+}
+
+func scenario(t testing.TB, c *planner.Catalog, model, hw, engine, quant, kv string) planner.Scenario {
+	t.Helper()
+	m, h := modelOn(t, c, model, hw)
 	e, err := c.FindEngine(engine)
 	if err != nil {
 		t.Fatal(err)

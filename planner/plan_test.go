@@ -217,11 +217,7 @@ func TestEngineBuildsLimitOffers(t *testing.T) {
 // back for it, not a flat 4 GiB on top.
 func TestSmallMacRunsEightBAtFourBits(t *testing.T) {
 	c := catalog(t)
-	m, _ := c.FindModel("meta-llama/Llama-3.1-8B-Instruct")
-	h, err := c.FindHardware("apple-m1-7c")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, h := modelOn(t, c, "meta-llama/Llama-3.1-8B-Instruct", "apple-m1-7c")
 	if h.Memory > 8*planner.GiB {
 		t.Fatalf("apple-m1-7c has %s; this test wants an 8 GB machine", h.Memory)
 	}
@@ -327,14 +323,7 @@ func TestPlanHostBandwidth(t *testing.T) {
 func TestPlanFallsBackToLowBits(t *testing.T) {
 	c := catalog(t)
 	plan := func(model, hw string) planner.PlanResult {
-		m, err := c.FindModel(model)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := c.FindHardware(hw)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, h := modelOn(t, c, model, hw)
 		return planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Workload: planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 1}})
 	}
 	low := map[string]bool{"q3_k_xl": true, "q3_k_m": true, "q2_k": true}
