@@ -101,18 +101,24 @@ func (c Candidate) Label() string {
 	if c.KVType != "f16" && c.KVType != "bf16" {
 		extra = append(extra, c.KVType+" KV")
 	}
-	switch {
-	case c.Devices > 1 && c.Scenario != nil && c.Scenario.Engine.IsGGML():
-		// llama.cpp and Ollama split layers over devices (-sm layer), a
-		// pipeline, not tensor parallel (modeling.md §3.4).
-		extra = append(extra, fmt.Sprintf("%d devices, layer split", c.Devices))
-	case c.Devices > 1:
-		extra = append(extra, fmt.Sprintf("TP%d", c.Devices))
+	if c.Devices > 1 {
+		extra = append(extra, DevicesLabel(c.Scenario != nil && c.Scenario.Engine.IsGGML(), c.Devices))
 	}
 	if len(extra) > 0 {
 		s += " (" + strings.Join(extra, ", ") + ")"
 	}
 	return s
+}
+
+// DevicesLabel names how n devices share a configuration: "TP4", or for
+// llama.cpp and Ollama (ggml), which split layers over devices (-sm
+// layer, a pipeline rather than tensor parallel; modeling.md §3.4),
+// "2 devices, layer split".
+func DevicesLabel(ggml bool, n int) string {
+	if ggml {
+		return fmt.Sprintf("%d devices, layer split", n)
+	}
+	return fmt.Sprintf("TP%d", n)
 }
 
 // PlanResult is the ranked answer to "what should I run?".

@@ -325,11 +325,8 @@ func (s *guiService) planRow(c planner.Candidate, w planner.Workload, fits bool)
 	if err == nil && e.Label() != "" {
 		name = e.Label() // "TGI", not "Text Generation Inference"
 	}
-	switch {
-	case c.Devices > 1 && err == nil && e.IsGGML():
-		name += fmt.Sprintf(" ×%d, layer split", c.Devices) // a pipeline, not tensor parallel
-	case c.Devices > 1:
-		name += fmt.Sprintf(" TP%d", c.Devices)
+	if c.Devices > 1 {
+		name += " " + planner.DevicesLabel(err == nil && e.IsGGML(), c.Devices)
 	}
 	w.Serving = true
 	var sc planner.Scenario // dropped candidates carry none

@@ -233,7 +233,7 @@ func TestGUIServiceCalibrationStatus(t *testing.T) {
 func TestGUIPlanRowDeviceLabels(t *testing.T) {
 	s := guiTestService(t)
 	w := planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}
-	if got := s.planRow(planner.Candidate{Engine: planner.LlamaCpp, Quant: "q4_0", Devices: 2}, w, false).Engine; !strings.Contains(got, "×2, layer split") {
+	if got := s.planRow(planner.Candidate{Engine: planner.LlamaCpp, Quant: "q4_0", Devices: 2}, w, false).Engine; !strings.HasSuffix(got, " 2 devices, layer split") {
 		t.Errorf("llama.cpp on 2 devices shown as %q", got)
 	}
 	if got := s.planRow(planner.Candidate{Engine: planner.VLLM, Quant: "bf16", Devices: 4}, w, false).Engine; !strings.HasSuffix(got, " TP4") {
