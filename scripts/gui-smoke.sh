@@ -7,13 +7,17 @@
 # Needs gcc and the X11/GL headers (libgl1-mesa-dev libx11-dev libxcursor-dev
 # libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev), Xvfb and
 # ImageMagick (xvfb imagemagick). HEADROOM_BIN skips the build and tests that
-# binary instead. The screenshot is left in OUT_DIR (default: a temp dir).
+# binary instead. The screenshot and logs are left in OUT_DIR (default:
+# out/gui-smoke, ignored by git and overwritten by the next run); the binary
+# it builds goes to a temporary directory removed on exit, so repeated runs
+# leave nothing behind (each used to leave a 46 MB binary in /tmp).
 # Exit status: 0 the window was drawn, 1 it was not, 2 a tool is missing.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-out=${1:-$(mktemp -d)}
+out=${1:-out/gui-smoke}
 mkdir -p "$out"
+tmp=$(mktemp -d)
 width=1280 height=800
 display=${GUI_SMOKE_DISPLAY:-:99}
 
@@ -24,7 +28,7 @@ done
 
 bin=${HEADROOM_BIN:-}
 if [[ -z $bin ]]; then
-	bin=$out/headroom
+	bin=$tmp/headroom
 	say "building $bin with cgo (the first build takes minutes)"
 	CGO_ENABLED=1 go build -o "$bin" ./cmd/headroom
 fi
@@ -33,6 +37,7 @@ pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
+	rm -rf "$tmp"
 }
 trap cleanup EXIT
 

@@ -12,7 +12,8 @@
 #    or the path of an ollama binary), when CI=true, or when ollama is on
 #    PATH; otherwise they are skipped with a message. With CI=true a
 #    missing ollama is a failure.
-# 3. (reserved) the GUI smoke test under Xvfb.
+# 3. The GUI smoke test: the real cgo window under Xvfb, screenshotted
+#    (scripts/gui-smoke.sh; the screenshot is left in out/gui-smoke).
 #
 # Every step runs even if an earlier one failed; the script exits 1 if any
 # failed and lists them.

@@ -39,7 +39,10 @@ func TestOllamaCalibrate(t *testing.T) {
 		}
 		took := time.Since(start)
 		checkSamples(t, name, s)
-		if took > opt.Budget+2*time.Second {
+		// The run stops starting work at its budget; under load the last
+		// request and the server's answer can lag, so the bound is
+		// loose: it catches a run that ignores its budget, not jitter.
+		if took > opt.Budget*3/2 {
 			t.Errorf("%s: run took %v, budget %v", name, took, opt.Budget)
 		}
 		logSamples(t, Sizes[i], s, took)
@@ -67,7 +70,7 @@ func TestOllamaDefaultBudget(t *testing.T) {
 	}
 	checkSamples(t, names[0], s)
 	logSamples(t, Sizes[1], s, took)
-	if took > endpoint.DefaultBudget+2*time.Second || s.Elapsed > endpoint.DefaultBudget {
+	if took > endpoint.DefaultBudget*3/2 || s.Elapsed > endpoint.DefaultBudget*5/4 {
 		t.Errorf("default run took %v (samples say %v), want within %v", took, s.Elapsed, endpoint.DefaultBudget)
 	}
 }

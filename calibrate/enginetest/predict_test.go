@@ -98,11 +98,11 @@ func within25(t *testing.T, what string, pred, meas float64) {
 	t.Logf("%s: predicted %.1f, measured %.1f (%+.0f%%; %s)", what, pred, meas, e, verdict)
 	// The accuracy target is reported above; the test fails only beyond
 	// a sanity bound. These are wall-clock rates on a shared 2-core
-	// machine: with best-of runs on both sides they came out −18…+11% in
-	// a dozen runs and once −26% (Ollama read 25.3 GB/s while the best
-	// host GEMV run saw 23.9). ±35% still catches the failure this
-	// guards against, a wrong bound on the step (−37…−39% when portable
-	// SGEMM bound one-sequence decode, 2026-11-23).
+	// machine, where another program can take half the machine from
+	// either side of the comparison; the accuracy belongs in reports (the
+	// README's calibration table), and the model error this test once
+	// caught (host decode from gonum's compute-bound GEMV, −36…−43%) has
+	// its own deterministic test (calibrate.TestHostTermsDecodeBandwidth).
 	if e > sanityBoundPct || e < -sanityBoundPct {
 		t.Errorf("%s: predicted %.1f vs measured %.1f is %+.0f%% off (sanity bound ±%.0f%%, target ±25%%)", what, pred, meas, e, sanityBoundPct)
 	}
@@ -110,7 +110,7 @@ func within25(t *testing.T, what string, pred, meas float64) {
 
 // sanityBoundPct is the error beyond which an engine prediction test
 // fails (within25).
-const sanityBoundPct = 35.0
+const sanityBoundPct = 50.0
 
 // TestCalibrateTwoSizesPredictThird calibrates the step model on the
 // smallest and largest test models served by a real Ollama, then predicts
@@ -185,8 +185,8 @@ func TestHostCalibrationPredictsOllamaDecode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("run %d: host GEMV %.1f GB/s, read %.1f GB/s, SGEMM %.1f GFLOP/s", run+1, r.GEMVGBs, r.ReadGBs, r.SgemmGFLOPS)
-		if r.GEMVGBs > res.GEMVGBs {
+		t.Logf("run %d: host GEMV %.1f GB/s, SIMD read %.1f GB/s, read %.1f GB/s, SGEMM %.1f GFLOP/s", run+1, r.GEMVGBs, r.VectorReadGBs, r.ReadGBs, r.SgemmGFLOPS)
+		if calibrate.HostTerms(r).BandwidthGBs > calibrate.HostTerms(res).BandwidthGBs {
 			res = r
 		}
 		s, err := endpoint.Run(context.Background(), endpoint.Options{URL: url, Model: names[0], Budget: 12 * time.Second,

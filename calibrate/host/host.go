@@ -15,6 +15,9 @@
 //     STREAM counts 12 bytes per float32 element, write-allocate traffic
 //     not included) and ReadGBs a read-only dot product (8 bytes per
 //     element); MemBandwidthGBs is the higher of the two;
+//   - VectorReadGBs, the same arrays read by the Go runtime's vectorized
+//     byte count (AVX2/NEON assembly) with all threads: what SIMD kernels
+//     such as ggml's pull from memory when gonum's GEMV is compute-bound;
 //   - SingleThreadBandwidthGBs, the read kernel on one thread (what one
 //     core can pull; with few threads decode is limited by it);
 //   - GEMVGBs, y = A·x in float32 over a matrix as large as one array, rows
@@ -84,6 +87,9 @@ type Result struct {
 	TriadGBs float64 `toml:"triad_gb_s" json:"triad_gb_s"`
 	// ReadGBs is a read-only dot product of two arrays, 8 bytes per element.
 	ReadGBs float64 `toml:"read_gb_s" json:"read_gb_s"`
+	// VectorReadGBs is array bytes per second read by the runtime's
+	// vectorized byte count, all threads (see runner.vectorRead).
+	VectorReadGBs float64 `toml:"vector_read_gb_s" json:"vector_read_gb_s"`
 	// SingleThreadBandwidthGBs is the read kernel on one thread.
 	SingleThreadBandwidthGBs float64 `toml:"single_thread_bandwidth_gb_s" json:"single_thread_bandwidth_gb_s"`
 	// GEMVGBs is float32 matrix-vector over an ArrayMiB matrix, all threads,
@@ -146,8 +152,9 @@ type step struct {
 var steps = []step{
 	{"memory: allocate and touch arrays", 0.06, (*runner).allocate},
 	{"memory: triad, all threads", 0.17, (*runner).triad},
-	{"memory: read, all threads", 0.17, (*runner).read},
-	{"memory: read, one thread", 0.10, (*runner).readOne},
+	{"memory: read, all threads", 0.12, (*runner).read},
+	{"memory: SIMD read, all threads", 0.08, (*runner).vectorRead},
+	{"memory: read, one thread", 0.07, (*runner).readOne},
 	{"gemv: float32, all threads", 0.14, (*runner).gemv},
 	{"gemv: in cache", 0.06, (*runner).gemvCached},
 	{"gemm: sgemm", 0.20, (*runner).sgemm},
