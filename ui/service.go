@@ -7,9 +7,9 @@ import (
 	"github.com/headroom-planner/headroom/planner"
 )
 
-// Service is everything the screens ask of the rest of Headroom. Package
-// main implements it over planner, profiles, probe and calibrate; tests
-// implement it over a small catalog literal.
+// Service is everything the screens ask of the rest of Headroom. NewService
+// implements it over the application layer (package app), which the CLI
+// calls too; tests implement it over a small catalog literal.
 //
 // Methods without a context must return within a few milliseconds (the
 // screens call them on every change of an input, off the UI thread).
@@ -188,6 +188,8 @@ type PlanRow struct {
 	// Curve and Export).
 	Scenario planner.Scenario
 	Workload planner.Workload
+	// Candidate is the planner's answer the row shows (Export encodes it).
+	Candidate planner.Candidate
 }
 
 // PlanView is the result of Plan.

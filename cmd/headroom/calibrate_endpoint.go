@@ -12,11 +12,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/headroom-planner/headroom/calibrate"
-	"github.com/headroom-planner/headroom/calibrate/endpoint"
-	"github.com/headroom-planner/headroom/planner"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+
+	"github.com/headroom-planner/headroom/app"
+	"github.com/headroom-planner/headroom/calibrate/endpoint"
+	"github.com/headroom-planner/headroom/planner"
 )
 
 // calibrateEndpointFlags are the flags of `calibrate endpoint`, read once
@@ -188,11 +189,11 @@ func runCalibrateEndpoint(cmd *cobra.Command, g *globalOptions, opt endpoint.Opt
 	return saveEndpointCalibration(cmd, g, f, s)
 }
 
-// saveEndpointCalibration fits this machine's terms from the samples and
-// saves them as a profile, so fit, plan and compare use them.
+// saveEndpointCalibration fits and saves a calibration profile from an
+// endpoint run, for --hardware (or the probed machine).
 func saveEndpointCalibration(cmd *cobra.Command, g *globalOptions, f calibrateEndpointFlags, s endpoint.Samples) error {
 	stderr := cmd.ErrOrStderr()
-	c, err := loadCatalog(g)
+	a, err := g.open("")
 	if err != nil {
 		return err
 	}
@@ -200,65 +201,24 @@ func saveEndpointCalibration(cmd *cobra.Command, g *globalOptions, f calibrateEn
 	if name == "" {
 		name = f.model
 	}
-	rh, _, err := resolveHardware(c, &scenarioFlags{hardware: f.hardware})
+	mach, err := a.Machine(context.Background(), app.MachineRequest{Hardware: f.hardware})
 	if err != nil {
 		return err
 	}
-	p, err := endpointProfile(c, rh, name, s)
-	if errors.Is(err, errUnknownServedModel) {
+	p, err := a.EndpointProfile(mach, name, s)
+	if errors.Is(err, app.ErrUnknownServedModel) {
 		fmt.Fprintf(stderr, "headroom: hint: no calibration saved: %v; pass --serves with its catalog id or GGUF file\n", err)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	path, err := calibrate.Save(calibrationDir(g), p)
+	path, err := a.SaveCalibration(p)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "headroom: calibration %s: decode η %.3f, prefill η %.3f, step %.2f ms; saved %s\n", p.Key, p.Terms.DecodeEff, p.Terms.PrefillEff, p.Terms.StepOverheadMs, path)
 	return nil
-}
-
-var errUnknownServedModel = errors.New("the served model is not in the catalog")
-
-// endpointProfile fits a calibration profile (planner.FitCalibration) for
-// the device rh running the model served (name: catalog id or model file;
-// empty = the served model's name) from endpoint samples.
-func endpointProfile(c *planner.Catalog, rh resolvedHardware, name string, s endpoint.Samples) (calibrate.Profile, error) {
-	if name == "" {
-		name = strings.TrimSuffix(s.Model, ":latest")
-	}
-	m, err := resolveModel(c, name)
-	if err != nil {
-		return calibrate.Profile{}, fmt.Errorf("%w: %q (%v)", errUnknownServedModel, name, err)
-	}
-	e, err := c.FindEngine(string(s.Engine))
-	if err != nil {
-		return calibrate.Profile{}, usageErr(err)
-	}
-	q, err := quantFor(c, m, s.Quant)
-	if err != nil {
-		q, _ = quantFor(c, m, "")
-	}
-	kv, _ := c.FindKVType("f16")
-	sc := planner.Scenario{Hardware: rh.Hardware, Devices: 1, Engine: e, Model: m, Quant: q, KV: kv, Concurrency: 1, UsableMemory: rh.usable}
-	b, err := sc.ResolveBackend()
-	if err != nil {
-		return calibrate.Profile{}, usageErr(err)
-	}
-	sc.Backend = b
-	var points []planner.CalPoint
-	for _, r := range s.Measurements(rh.ID, m.ID, string(e.ID)) {
-		points = append(points, planner.CalPoint{Scenario: sc, Row: r})
-	}
-	terms, fit, err := planner.FitCalibration(points, 0, 0, c.Perf)
-	if err != nil {
-		return calibrate.Profile{}, fmt.Errorf("calibrate endpoint: %w", err)
-	}
-	return calibrate.Profile{Hardware: rh.ID, Engine: string(e.ID), Backend: string(b),
-		Key: planner.CalibrationKey(rh.ID, e.ID, b), Created: time.Now().UTC(),
-		Source: "calibrate endpoint " + s.URL, Terms: terms, Fit: fit}, nil
 }
 
 // calProgress shows a run's progress: a bar on a terminal, one line per step

@@ -11,9 +11,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/headroom-planner/headroom/calibrate/host"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+
+	"github.com/headroom-planner/headroom/calibrate/host"
 )
 
 func newCalibrateHostCmd(g *globalOptions) *cobra.Command {
@@ -62,34 +63,35 @@ func runCalibrateHost(cmd *cobra.Command, g *globalOptions, opt host.Options, js
 	defer stop()
 	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
 
+	a, err := g.open("")
+	if err != nil {
+		return err
+	}
 	prog := newHostProgress(cmd.ErrOrStderr())
-	res, err := host.Run(ctx, opt, prog.update)
+	hc, err := a.CalibrateHost(ctx, opt, prog.update)
 	prog.done()
 	switch {
 	case err == nil:
-	case errors.Is(err, host.ErrBadOptions):
-		return withCode(exitUsage, fmt.Errorf("calibrate host: %w", err))
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
-		return withCode(exitInterupted, errors.New("calibrate host: interrupted"))
-	default:
-		return fmt.Errorf("calibrate host: %w", err)
+		return withCode(exitInterupted, errors.New("calibrate host: interrupted; nothing saved"))
+	case hc.Result.Duration == 0:
+		return err
 	}
 	out := cmd.OutOrStdout()
-	paths, serr := saveHostCalibration(g, res)
 	if jsonOut {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := enc.Encode(hc.Result); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprint(out, res.String())
+		fmt.Fprint(out, hc.Result.String())
 	}
-	if serr != nil {
-		return fmt.Errorf("calibrate host: saving: %w", serr)
+	if err != nil {
+		return err
 	}
-	for _, p := range paths {
-		fmt.Fprintf(cmd.ErrOrStderr(), "saved %s\n", p)
+	for _, p := range hc.Saved {
+		fmt.Fprintf(cmd.ErrOrStderr(), "saved %s (for %s)\n", p, hc.Hardware)
 	}
 	return nil
 }

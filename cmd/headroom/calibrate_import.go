@@ -9,10 +9,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/headroom-planner/headroom/calibrate/importer"
 	"github.com/headroom-planner/headroom/planner"
 	"github.com/headroom-planner/headroom/profiles/measurements"
-	"github.com/spf13/cobra"
 )
 
 // calibrateImportFlags are the flags of `calibrate import`, read once into
@@ -57,7 +58,7 @@ device and model for that; import says which flag is missing.`,
   headroom validate --data mine.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := loadCatalog(g)
+			c, err := g.catalog()
 			if err != nil {
 				return err
 			}
@@ -289,5 +290,5 @@ func writeImportCSV(path string, rows []planner.Measurement) error {
 	if err := measurements.Write(&buf, rows); err != nil {
 		return fmt.Errorf("--csv %s: %w", path, err)
 	}
-	return writeAtomic(path, buf.Bytes())
+	return writeFile(path, buf.Bytes(), 0o644)
 }

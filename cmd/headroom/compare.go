@@ -1,14 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 	"text/tabwriter"
 
-	"github.com/headroom-planner/headroom/planner"
 	"github.com/spf13/cobra"
+
+	"github.com/headroom-planner/headroom/app"
 )
 
 func newCompareCmd(g *globalOptions) *cobra.Command {
@@ -21,50 +21,34 @@ func newCompareCmd(g *globalOptions) *cobra.Command {
   headroom compare -m meta-llama/Llama-3.3-70B-Instruct --hardware 2xnvidia-rtx-3090,nvidia-rtx-pro-6000-blackwell,nvidia-dgx-spark`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := loadCatalog(g)
-			if err != nil {
-				return err
-			}
 			if hwList == "" {
-				return withCode(exitUsage, fmt.Errorf("--hardware takes a comma-separated list, e.g. rtx-4090,2xrtx-3090,amd-ryzen-ai-max-395"))
+				return app.Usagef("--hardware takes a comma-separated list, e.g. rtx-4090,2xrtx-3090,amd-ryzen-ai-max-395")
 			}
-			var machines []planner.Hardware
-			var devs []int
-			for _, item := range splitList(hwList) {
-				n := 1
-				if i := strings.Index(strings.ToLower(item), "x"); i > 0 {
-					if v, err := strconv.Atoi(item[:i]); err == nil {
-						n, item = v, item[i+1:]
-					}
-				}
-				if item == "this" || item == "." {
-					// This machine, as probed.
-					rh, note, err := probedHardware(c, "")
-					if err != nil {
-						return err
-					}
-					fmt.Fprintf(cmd.ErrOrStderr(), "headroom: %s\n", note)
-					machines, devs = append(machines, rh.Hardware), append(devs, n)
-					continue
-				}
-				h, err := c.FindHardware(item)
-				if err != nil {
-					return usageErr(err)
-				}
-				machines, devs = append(machines, h), append(devs, n)
+			specs, err := app.ParseMachineList(hwList)
+			if err != nil {
+				return fmt.Errorf("--%w", err)
 			}
-			o.scen.hardware, o.scen.devices = "", devs[0] // probed unless a catalog machine is listed
-			for _, h := range machines {
-				if _, err := c.FindHardware(h.ID); err == nil {
-					o.scen.hardware = h.ID
-					break
-				}
+			w, err := app.ParseWorkload(o.workload)
+			if err != nil {
+				return fmt.Errorf("--%w", err)
 			}
-			req, _, err := o.request(c)
+			slo, err := app.ParseSLO(o.slo)
+			if err != nil {
+				return fmt.Errorf("--%w", err)
+			}
+			a, err := g.open("")
 			if err != nil {
 				return err
 			}
-			rows := planner.Compare(req, machines, devs)
+			ans, err := a.Compare(context.Background(), app.CompareRequest{Model: o.scen.model, Machines: specs, Workload: w, SLO: slo,
+				Engines: splitList(o.engines), Quants: splitList(o.quants)})
+			if err != nil {
+				return err
+			}
+			for _, n := range ans.Notes {
+				fmt.Fprintf(cmd.ErrOrStderr(), "headroom: %s\n", n)
+			}
+			req, rows := ans.Request, ans.Rows
 			out := cmd.OutOrStdout()
 			if o.jsonOut {
 				enc := json.NewEncoder(out)

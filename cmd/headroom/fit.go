@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/headroom-planner/headroom/planner"
 	"github.com/spf13/cobra"
+
+	"github.com/headroom-planner/headroom/app"
+	"github.com/headroom-planner/headroom/planner"
 )
 
 // scenarioFlags are the flags shared by fit, plan and compare.
@@ -34,7 +37,7 @@ func (f *scenarioFlags) register(c *cobra.Command, withConfig bool) {
 	fl.StringVarP(&f.engine, "engine", "e", "", "engine: vllm, llama.cpp, ollama, sglang, tgi, transformers, trtllm (default: by hardware and format)")
 	fl.StringVar(&f.backend, "backend", "", "backend: cuda, rocm, vulkan, metal, sycl, cpu (default: best available)")
 	fl.StringVarP(&f.quant, "quant", "q", "", "weight format: bf16, f16, fp8, w8a8-int8, awq-int4, gptq-int4, q8_0, q4_k_m, mxfp4 ... (default: the model's own)")
-	fl.StringVar(&f.kvType, "kv-type", "f16", "KV-cache type: f16, bf16, fp8, q8_0, q4_0")
+	fl.StringVar(&f.kvType, "kv-type", "", "KV-cache type: f16, bf16, fp8, q8_0, q4_0 (default: the weights' 16-bit type, bf16 where the engine keeps it)")
 	fl.StringVarP(&f.context, "context", "c", "", "context per sequence, e.g. 8192 or 32k (default: the largest that fits)")
 	fl.StringVar(&f.totalContext, "ctx-size", "", "llama.cpp -c total KV cells (default: context × concurrency)")
 	fl.IntVarP(&f.concurrency, "concurrency", "n", 1, "concurrent sequences (vLLM --max-num-seqs, llama-server -np)")
@@ -46,142 +49,62 @@ func (f *scenarioFlags) register(c *cobra.Command, withConfig bool) {
 	fl.StringVar(&f.engineVersion, "engine-version", "", "engine release the rules should follow (default: current)")
 }
 
-// defaultEngine picks an engine when none is given: llama.cpp for GGUF
-// formats and for APUs, SoCs and CPUs; vLLM for discrete GPUs.
-func defaultEngine(h planner.Hardware, q planner.Quant) string {
-	if q.Family == planner.FamilyGGUF {
-		return "llama.cpp"
-	}
-	switch h.Kind {
-	case planner.KindAPU, planner.KindSoC, planner.KindCPU:
-		if q.Family == planner.FamilyFloat || q.Family == planner.FamilyMXFP4 {
-			return "llama.cpp"
-		}
-	}
-	if h.HasBackend(planner.CUDA) || h.HasBackend(planner.ROCm) {
-		return "vllm"
-	}
-	return "llama.cpp"
-}
-
-// buildScenario turns flags into a planner.Scenario. machineNote says where
-// the hardware came from when it was probed.
-func buildScenario(c *planner.Catalog, f *scenarioFlags) (planner.Scenario, string, error) {
-	var s planner.Scenario
+// request turns the flags into the application layer's request: sizes
+// and token counts parsed, everything else as given.
+func (f *scenarioFlags) request() (app.ScenarioRequest, error) {
+	req := app.ScenarioRequest{Model: f.model, Hardware: f.hardware, Devices: f.devices, Engine: f.engine,
+		Backend: strings.ToLower(f.backend), Quant: f.quant, KVType: f.kvType, EngineVersion: f.engineVersion,
+		Concurrency: f.concurrency, GPUMemoryUtilization: f.gpuMemUtil, GPULayers: f.gpuLayers, CPUMoELayers: f.nCPUMoE,
+		UnifiedKV: f.kvUnified}
 	if f.model == "" {
-		return s, "", withCode(exitUsage, fmt.Errorf("--model is required (try `headroom list models`)"))
+		return req, app.Usagef("--model is required (try `headroom list models`)")
 	}
-	m, err := resolveModel(c, f.model)
-	if err != nil {
-		return s, "", usageErr(err)
+	if f.devices < 1 {
+		return req, app.Usagef("--devices = %d: use 1 or more", f.devices)
 	}
-	hw, note, err := resolveHardware(c, f)
-	if err != nil {
-		return s, "", err
+	if f.concurrency < 1 {
+		return req, app.Usagef("--concurrency = %d: use 1 or more", f.concurrency)
 	}
-	s.Hardware = hw.Hardware
-	s.UsableMemory = hw.usable
-	s.HostMemory = hw.host
-	s.Model = m
-	s.Devices = f.devices
-	q, err := quantFor(c, m, f.quant)
-	if err != nil {
-		return s, "", usageErr(err)
+	if f.gpuLayers < 0 {
+		return req, app.Usagef("--gpu-layers = %d: use 0 (as many as fit) or a layer count", f.gpuLayers)
 	}
-	s.Quant = q
-	eng := f.engine
-	if eng == "" {
-		eng = defaultEngine(hw.Hardware, q)
+	if f.nCPUMoE < 0 {
+		return req, app.Usagef("--n-cpu-moe = %d: use 0 (as needed) or a layer count", f.nCPUMoE)
 	}
-	if s.Engine, err = c.FindEngine(eng); err != nil {
-		return s, "", usageErr(err)
-	}
-	if s.KV, err = c.FindKVType(f.kvType); err != nil {
-		return s, "", usageErr(err)
-	}
-	if s.KV.ID == "f16" && s.Quant.ID == "bf16" && s.Engine.HasKVType("bf16") {
-		s.KV, _ = c.FindKVType("bf16") // "auto" = the model dtype
-	}
-	s.Backend = planner.Backend(strings.ToLower(f.backend))
+	var err error
 	if f.context != "" {
-		if s.Context, err = planner.ParseTokens(f.context); err != nil {
-			return s, "", withCode(exitUsage, fmt.Errorf("--context: %w", err))
+		if req.Context, err = planner.ParseTokens(f.context); err != nil {
+			return req, app.Usagef("--context: %w", err)
 		}
-		if s.Context == 0 {
-			return s, "", withCode(exitUsage, fmt.Errorf("--context must be positive"))
+		if req.Context == 0 {
+			return req, app.Usagef("--context must be positive")
 		}
 	}
 	if f.totalContext != "" {
-		if s.TotalContext, err = planner.ParseTokens(f.totalContext); err != nil {
-			return s, "", withCode(exitUsage, fmt.Errorf("--ctx-size: %w", err))
+		if req.TotalContext, err = planner.ParseTokens(f.totalContext); err != nil {
+			return req, app.Usagef("--ctx-size: %w", err)
 		}
 	}
 	if f.hostMemory != "" {
-		if s.HostMemory, err = planner.ParseBytes(f.hostMemory); err != nil {
-			return s, "", withCode(exitUsage, fmt.Errorf("--host-memory: %w", err))
+		if req.HostMemory, err = app.ParseSize(f.hostMemory); err != nil {
+			return req, fmt.Errorf("--host-memory: %w", err)
 		}
 	}
-	if f.devices < 1 {
-		return s, "", withCode(exitUsage, fmt.Errorf("--devices = %d: use 1 or more", f.devices))
-	}
-	if f.concurrency < 1 {
-		return s, "", withCode(exitUsage, fmt.Errorf("--concurrency = %d: use 1 or more", f.concurrency))
-	}
-	s.Concurrency = f.concurrency
-	s.GPUMemoryUtilization = f.gpuMemUtil
-	s.GPULayers = f.gpuLayers
-	if f.nCPUMoE < 0 {
-		return s, "", withCode(exitUsage, fmt.Errorf("--n-cpu-moe = %d: use 0 (as needed) or a layer count", f.nCPUMoE))
-	}
-	s.CPUMoELayers = f.nCPUMoE
-	s.UnifiedKV = f.kvUnified
-	s.EngineVersion = f.engineVersion
-	s.Mem = c.Memory
-	if err := s.Validate(); err != nil {
-		return s, "", usageErr(err)
-	}
-	return s, note, nil
+	return req, nil
 }
 
-// fitFromFlags loads the catalog, builds the scenario the flags describe
-// and fits it: the shared start of fit and flags.
-func fitFromFlags(g *globalOptions, f *scenarioFlags) (planner.Scenario, string, planner.FitResult, error) {
-	c, err := loadCatalog(g)
+// fitFromFlags opens the application layer and fits the configuration the
+// flags describe: the shared start of fit and flags.
+func fitFromFlags(g *globalOptions, f *scenarioFlags) (app.FitAnswer, error) {
+	req, err := f.request()
 	if err != nil {
-		return planner.Scenario{}, "", planner.FitResult{}, err
+		return app.FitAnswer{}, err
 	}
-	s, note, err := buildScenario(c, f)
+	a, err := g.open(f.root)
 	if err != nil {
-		return s, note, planner.FitResult{}, err
+		return app.FitAnswer{}, err
 	}
-	r, err := planner.Fit(s)
-	if err != nil {
-		return s, note, r, usageErr(err)
-	}
-	return s, note, r, nil
-}
-
-// resolvedHardware is the device to plan for, with probed limits if any.
-type resolvedHardware struct {
-	planner.Hardware
-	usable, host planner.Bytes
-}
-
-// probeMachine fills in hardware from the probe (set by probe wiring).
-var probeMachine func(c *planner.Catalog, root string) (resolvedHardware, string, error)
-
-func resolveHardware(c *planner.Catalog, f *scenarioFlags) (resolvedHardware, string, error) {
-	if f.hardware != "" {
-		h, err := c.FindHardware(f.hardware)
-		if err != nil {
-			return resolvedHardware{}, "", usageErr(err)
-		}
-		return resolvedHardware{Hardware: h}, "", nil
-	}
-	if probeMachine == nil {
-		return resolvedHardware{}, "", withCode(exitUsage, fmt.Errorf("--hardware is required (try `headroom list hardware`)"))
-	}
-	return probeMachine(c, f.root)
+	return a.Fit(context.Background(), req)
 }
 
 func newFitCmd(g *globalOptions) *cobra.Command {
@@ -195,7 +118,7 @@ func newFitCmd(g *globalOptions) *cobra.Command {
   headroom fit -m ./model.gguf -H "rtx 3090" -e llama.cpp -c 8k -n 4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, note, r, err := fitFromFlags(g, f)
+			ans, err := fitFromFlags(g, f)
 			if err != nil {
 				return err
 			}
@@ -203,13 +126,13 @@ func newFitCmd(g *globalOptions) *cobra.Command {
 			if jsonOut {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				if err := enc.Encode(fitJSON{Scenario: describe(s), Machine: note, Fit: r}); err != nil {
+				if err := enc.Encode(newFitJSON(ans)); err != nil {
 					return err
 				}
 			} else {
-				printFit(out, s, r, note)
+				printFit(out, ans)
 			}
-			switch r.Verdict {
+			switch ans.Fit.Verdict {
 			case planner.DoesNotFit:
 				return withCode(exitNoFit, nil)
 			case planner.FitsWithOffload:
@@ -237,6 +160,19 @@ type fitJSON struct {
 	Scenario scenarioJSON      `json:"scenario"`
 	Machine  string            `json:"machine,omitempty"`
 	Fit      planner.FitResult `json:"fit"`
+	// Speed is one user's speed (omitted when it does not fit).
+	Speed *planner.Prediction `json:"speed,omitempty"`
+	// Limits says what was cut from the request ("fits with limits").
+	Limits []string `json:"limits,omitempty"`
+}
+
+func newFitJSON(ans app.FitAnswer) fitJSON {
+	j := fitJSON{Scenario: describe(ans.Scenario), Machine: ans.Machine.Note, Fit: ans.Fit, Limits: ans.Limits}
+	if ans.Fit.Verdict.Runs() {
+		sp := ans.Speed
+		j.Speed = &sp
+	}
+	return j
 }
 
 func describe(s planner.Scenario) scenarioJSON {
@@ -244,8 +180,9 @@ func describe(s planner.Scenario) scenarioJSON {
 		Quant: s.Quant.ID, KVType: s.KV.ID, GPUUtil: s.GPUMemoryUtilization}
 }
 
-func printFit(w io.Writer, s planner.Scenario, r planner.FitResult, note string) {
-	if note != "" {
+func printFit(w io.Writer, ans app.FitAnswer) {
+	s, r := ans.Scenario, ans.Fit
+	if note := ans.Machine.Note; note != "" {
 		fmt.Fprintf(w, "Machine: %s\n", note)
 	}
 	fmt.Fprintf(w, "%s (%s params) on %d × %s with %s (%s), %s weights, %s KV cache\n",
@@ -254,8 +191,15 @@ func printFit(w io.Writer, s planner.Scenario, r planner.FitResult, note string)
 	for _, x := range r.Reasons {
 		fmt.Fprintf(w, "  - %s\n", x)
 	}
+	for _, x := range ans.Limits {
+		fmt.Fprintf(w, "  - %s\n", x)
+	}
 	for _, x := range r.Advice {
 		fmt.Fprintf(w, "  → %s\n", x)
+	}
+	if r.Verdict.Runs() && ans.Speed.DecodeTPS > 0 {
+		sp := ans.Speed
+		fmt.Fprintf(w, "\nSpeed, one user (512-token prompt): %s decode, TTFT %s, prefill %s  [%s]\n", sp.DecodeTPS, sp.TTFT, sp.PrefillTPS, sp.Source)
 	}
 	b := r.Breakdown
 	per := ""
@@ -264,7 +208,7 @@ func printFit(w io.Writer, s planner.Scenario, r planner.FitResult, note string)
 	}
 	fmt.Fprintf(w, "\nMemory%s: %s available to the engine", per, b.Device)
 	if b.Budget != b.Device && b.Budget > 0 {
-		fmt.Fprintf(w, ", budget %s", b.Budget)
+		fmt.Fprintf(w, ", budget %s (the engine's share: %s)", b.Budget, budgetRule(s))
 	}
 	fmt.Fprintln(w)
 	rows := []struct {
@@ -309,4 +253,18 @@ func bar(v, total planner.Bytes) string {
 		n = 30
 	}
 	return strings.Repeat("█", n)
+}
+
+// budgetRule says where an engine's memory budget comes from.
+func budgetRule(s planner.Scenario) string {
+	if u := s.GPUMemoryUtilization; u > 0 {
+		return fmt.Sprintf("--gpu-memory-utilization %.2f", u)
+	}
+	switch {
+	case s.Engine.GPUMemoryUtilization > 0:
+		return fmt.Sprintf("%s's default utilization %.2f of device memory", s.Engine.Label(), s.Engine.GPUMemoryUtilization)
+	case s.Engine.WiggleRoom > 0:
+		return fmt.Sprintf("%s keeps %.0f%% aside", s.Engine.Label(), 100*(1-s.Engine.WiggleRoom))
+	}
+	return s.Engine.Label() + "'s rule"
 }

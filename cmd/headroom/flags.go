@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
-	"github.com/headroom-planner/headroom/planner"
 	"github.com/spf13/cobra"
+
+	"github.com/headroom-planner/headroom/planner"
 )
 
 func newFlagsCmd(g *globalOptions) *cobra.Command {
@@ -18,28 +20,25 @@ func newFlagsCmd(g *globalOptions) *cobra.Command {
   headroom flags -m meta-llama/Llama-3.3-70B-Instruct -H h100-sxm --devices 4 -e sglang --docker`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, note, r, err := fitFromFlags(g, f)
+			req, err := f.request()
 			if err != nil {
 				return err
 			}
-			if r.Verdict == planner.DoesNotFit {
-				printFit(cmd.ErrOrStderr(), s, r, note)
-				return withCode(exitNoFit, fmt.Errorf("this configuration does not fit; no launch command"))
-			}
-			ctx := r.Context
-			n := min(s.Concurrency, max(r.MaxConcurrencyAtContext, 1))
-			if n < s.Concurrency {
-				fmt.Fprintf(cmd.ErrOrStderr(), "headroom: hint: only %d sequences of %d tokens fit; the command allows %d\n", n, ctx, n)
-			}
-			b, _ := s.ResolveBackend()
-			s.Backend = b
-			cand := planner.Candidate{Scenario: &s, Engine: s.Engine.ID, Backend: b, Quant: s.Quant.ID, KVType: s.KV.ID,
-				Devices: max(s.Devices, 1), Fit: r, Concurrency: n}
-			l, err := planner.LaunchCommand(cand, docker)
+			a, err := g.open(f.root)
 			if err != nil {
 				return err
 			}
-			fmt.Fprint(cmd.OutOrStdout(), l.String())
+			ans, err := a.LaunchFor(context.Background(), req, docker)
+			if ans.Fit.Fit.Verdict == planner.DoesNotFit {
+				printFit(cmd.ErrOrStderr(), ans.Fit)
+			}
+			if err != nil {
+				return err
+			}
+			if ans.Hint != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "headroom: hint: %s\n", ans.Hint)
+			}
+			fmt.Fprint(cmd.OutOrStdout(), ans.Launch.String())
 			return nil
 		},
 	}

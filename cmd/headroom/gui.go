@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/headroom-planner/headroom/ui"
 )
 
 // guiOptions are the flags of `headroom gui`.
@@ -40,11 +42,11 @@ display:
   CGO_ENABLED=0 go run -tags ci ./cmd/headroom gui --screenshots docs/screenshots`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := loadCatalog(g)
+			a, err := g.open(o.root)
 			if err != nil {
 				return err
 			}
-			svc := newGUIService(g, c, o.root)
+			svc := ui.NewService(a)
 			if o.screenshots == "" {
 				return runGUI(svc)
 			}

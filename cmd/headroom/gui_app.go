@@ -28,7 +28,7 @@ func softwareDriver(a fyne.App) bool {
 }
 
 // runGUI opens the window and returns when it is closed.
-func runGUI(svc *guiService) error {
+func runGUI(svc ui.Service) error {
 	a := newApp()
 	if softwareDriver(a) {
 		return errors.New("this headroom was built with -tags ci (Fyne's software renderer, no window); " +
@@ -42,7 +42,7 @@ func runGUI(svc *guiService) error {
 // software renderer and returns their paths. Only a binary built with
 // -tags ci has that renderer as its driver; the OpenGL driver's captures
 // come back blank under Xvfb, so it is not offered.
-func renderScreenshots(svc *guiService, o *guiOptions) ([]string, error) {
+func renderScreenshots(svc ui.Service, o *guiOptions) ([]string, error) {
 	w, h, err := o.windowSize()
 	if err != nil {
 		return nil, err

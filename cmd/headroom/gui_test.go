@@ -3,20 +3,12 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"image/png"
-	"math"
 	"os"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/BurntSushi/toml"
-
-	"github.com/headroom-planner/headroom/calibrate"
-	"github.com/headroom-planner/headroom/planner"
-	"github.com/headroom-planner/headroom/profiles"
+	"github.com/headroom-planner/headroom/app"
 	"github.com/headroom-planner/headroom/ui"
 )
 
@@ -33,13 +25,15 @@ var (
 // two RTX 4090s, so that the README does not depend on where it was made.
 const screenshotRoot = "../../probe/testdata/rtx-4090-x2"
 
-func guiTestService(t *testing.T) *guiService {
+// guiTestService is the desktop app's service over the application layer,
+// with an empty calibration directory and the given machine to probe.
+func guiTestService(t *testing.T, root string) ui.Service {
 	t.Helper()
-	c, _, err := profiles.Load(profiles.Options{})
+	a, err := app.Open(app.Options{CalibrationDir: t.TempDir(), NoUserDirs: true, Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newGUIService(&globalOptions{calibrationDir: t.TempDir()}, c, "/")
+	return ui.NewService(a)
 }
 
 func TestGUIScreenshots(t *testing.T) {
@@ -49,8 +43,7 @@ func TestGUIScreenshots(t *testing.T) {
 	}
 	o := &guiOptions{screenshots: dir, model: "meta-llama/Llama-3.1-8B-Instruct", size: *screenshotsSize,
 		compare: "nvidia-rtx-4090,nvidia-rtx-5090,amd-ryzen-ai-max-395,apple-m4-max-40c,nvidia-rtx-3090"}
-	svc := guiTestService(t)
-	svc.root = screenshotRoot
+	svc := guiTestService(t, screenshotRoot)
 	paths, err := renderScreenshots(svc, o)
 	if err != nil {
 		t.Fatal(err)
@@ -72,249 +65,5 @@ func TestGUIScreenshots(t *testing.T) {
 		if b := img.Bounds(); b.Dx() != int(w) || b.Dy() != int(h) {
 			t.Errorf("%s is %v, want %v×%v", p, b, w, h)
 		}
-	}
-}
-
-func TestGUIServicePlanAndExport(t *testing.T) {
-	s := guiTestService(t)
-	m, err := s.catalog().FindModel("meta-llama/Llama-3.1-8B-Instruct")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := ui.PlanInput{Scenario: ui.ScenarioInput{Model: m, Hardware: "nvidia-rtx-4090"}, MaxTTFT: 2000, MaxTPOT: 100}
-	in.Workload = planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 8, Serving: true}
-	v, err := s.Plan(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(v.Rows) == 0 || !v.Rows[0].Fits || v.Rows[0].Launch == "" {
-		t.Fatalf("plan rows %+v", v.Rows)
-	}
-	for _, f := range ui.ExportFormats {
-		data, err := s.Export(v.Rows[0], f.ID)
-		if err != nil || len(data) == 0 {
-			t.Errorf("export %s: %v (%d bytes)", f.ID, err, len(data))
-		}
-		if f.ID == "sh" && !strings.HasPrefix(string(data), "#!/bin/sh") {
-			t.Errorf("shell export starts %q", data[:20])
-		}
-		if f.ID == "toml" {
-			var back planExport
-			if _, err := toml.Decode(string(data), &back); err != nil || back.Launch != v.Rows[0].Launch+"\n" || back.Model != m.ID {
-				t.Errorf("TOML export does not read back: %v\n%s", err, data)
-			}
-		}
-	}
-	if _, err := s.Export(v.Rows[0], "yaml"); err == nil {
-		t.Error("an unknown format exported")
-	}
-}
-
-// The Plan screen's rate goes through the real planner: every row that
-// fits carries its capacity and the rate's share of it, the best one keeps
-// up within the planned utilization, and the slots it is given exceed
-// nothing the KV pool cannot hold.
-func TestGUIServicePlanAtRate(t *testing.T) {
-	s := guiTestService(t)
-	m, err := s.catalog().FindModel("meta-llama/Llama-3.1-8B-Instruct")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := ui.PlanInput{Scenario: ui.ScenarioInput{Model: m, Hardware: "nvidia-rtx-4090"}, MaxTTFT: 1000, MaxTPOT: 50}
-	in.Workload = planner.Workload{Prompt: 1024, Gen: 256, Rate: 2, Serving: true}
-	v, err := s.Plan(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(v.Rows) == 0 {
-		t.Fatal("no rows")
-	}
-	best := v.Rows[0]
-	if !best.Fits || !best.MeetsSLO {
-		t.Fatalf("best row %+v does not serve 2 req/s", best)
-	}
-	for _, r := range v.Rows {
-		if !r.Fits {
-			continue
-		}
-		if !(r.Capacity > 0) || math.Abs(r.Utilization*r.Capacity-2) > 1e-6 {
-			t.Errorf("%s %s: capacity %g req/s, utilization %g", r.Engine, r.Quant, r.Capacity, r.Utilization)
-		}
-	}
-	if best.Utilization > planner.MaxPlannedUtilization || best.Concurrency < 1 {
-		t.Errorf("best row at %.0f%% with %d slots", 100*best.Utilization, best.Concurrency)
-	}
-	if best.Workload.Rate != 2 {
-		t.Errorf("the row's workload lost the rate: %+v", best.Workload)
-	}
-}
-
-func TestGUIServiceMachineAndCompare(t *testing.T) {
-	s := guiTestService(t)
-	mv, err := s.Machine(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if mv.Hardware == "" || len(mv.Devices) == 0 {
-		t.Fatalf("machine view %+v", mv)
-	}
-	m, _ := s.catalog().FindModel("meta-llama/Llama-3.1-8B-Instruct")
-	rows, err := s.Compare(ui.CompareInput{Hardware: []string{"", "nvidia-rtx-4090", "amd-ryzen-ai-max-395"}, Model: m,
-		Workload: planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 4}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) != 3 || rows[1].Verdict != planner.Fits || rows[1].PerKiloUSD <= 0 || rows[1].PerWatt <= 0 {
-		t.Errorf("compare rows %+v", rows)
-	}
-	sc, err := s.Scenario(ui.ScenarioInput{Model: m, Hardware: "nvidia-rtx-4090", Context: 8192, Users: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sc.Engine.ID != planner.VLLM || sc.KV.ID != "bf16" {
-		t.Errorf("automatic choices: engine %s, KV %s", sc.Engine.ID, sc.KV.ID)
-	}
-}
-
-func TestMdAPE(t *testing.T) {
-	pts := []ui.CalibrationPoint{{Predicted: 110, Measured: 100}, {Predicted: 80, Measured: 100}, {Predicted: 100, Measured: 100}}
-	if got := mdape(pts); got != 10 {
-		t.Errorf("mdape = %v, want 10", got)
-	}
-	if mdape(nil) != 0 {
-		t.Error("mdape of nothing should be 0")
-	}
-}
-
-// BenchmarkGUIServicePlan is the Plan screen's service call on the real
-// catalog: planner.Plan for an 8B model on an RTX 4090.
-func BenchmarkGUIServicePlan(b *testing.B) {
-	c, _, err := profiles.Load(profiles.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := newGUIService(&globalOptions{calibrationDir: b.TempDir()}, c, "/")
-	m, _ := c.FindModel("meta-llama/Llama-3.1-8B-Instruct")
-	in := ui.PlanInput{Scenario: ui.ScenarioInput{Model: m, Hardware: "nvidia-rtx-4090"}, MaxTTFT: 2000, MaxTPOT: 100}
-	in.Workload = planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 8, Serving: true}
-	for b.Loop() {
-		if _, err := s.Plan(in); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func TestGUIServiceCalibrationStatus(t *testing.T) {
-	s := guiTestService(t)
-	mv, err := s.Machine(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if mv.Calibration.Calibrated {
-		t.Fatalf("an empty profile directory reads as calibrated: %+v", mv.Calibration)
-	}
-	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	p := calibrate.Profile{Hardware: mv.Hardware, Engine: string(planner.LlamaCpp), Backend: string(planner.CPU),
-		Created: when, Source: "calibrate host", Terms: planner.Calibrated{BandwidthGBs: 40, TFLOPS: 1}}
-	if _, err := calibrate.Save(s.g.calibrationDir, p); err != nil {
-		t.Fatal(err)
-	}
-	st := s.calibrationStatus(mv.Hardware)
-	if !st.Calibrated || !st.When.Equal(when) || st.Source != "calibrate host" || strings.Contains(st.Detail, "not the device") {
-		t.Errorf("status %+v", st)
-	}
-	if other := s.calibrationStatus("nvidia-rtx-4090"); !strings.Contains(other.Detail, "not the device plans use") {
-		t.Errorf("a profile of other hardware: %+v", other)
-	}
-}
-
-// The Plan table names multi-device configurations as the engines run
-// them: tensor parallel for vLLM, a layer split for llama-server.
-func TestGUIPlanRowDeviceLabels(t *testing.T) {
-	s := guiTestService(t)
-	w := planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}
-	if got := s.planRow(planner.Candidate{Engine: planner.LlamaCpp, Quant: "q4_0", Devices: 2}, w, false).Engine; !strings.HasSuffix(got, " 2 devices, layer split") {
-		t.Errorf("llama.cpp on 2 devices shown as %q", got)
-	}
-	if got := s.planRow(planner.Candidate{Engine: planner.VLLM, Quant: "bf16", Devices: 4}, w, false).Engine; !strings.HasSuffix(got, " TP4") {
-		t.Errorf("vLLM on 4 devices shown as %q", got)
-	}
-}
-
-// Dropped configurations are rows too (why each lost); they carry no
-// scenario, and a plan where nothing fits is all such rows. The Plan screen
-// panicked on them (nil scenario) when a 70B model was planned on a 4090.
-func TestGUIServicePlanWithDroppedRows(t *testing.T) {
-	s := guiTestService(t)
-	for _, c := range []struct{ model, hw string }{
-		{"meta-llama/Llama-3.3-70B-Instruct", "nvidia-rtx-4090"},
-		{"deepseek-ai/DeepSeek-R1", "apple-m1-7c"},
-	} {
-		m, err := s.catalog().FindModel(c.model)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in := ui.PlanInput{Scenario: ui.ScenarioInput{Model: m, Hardware: c.hw}}
-		in.Workload = planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 1, Serving: true}
-		v, err := s.Plan(in)
-		if err != nil {
-			t.Fatalf("%s on %s: %v", c.model, c.hw, err)
-		}
-		dropped := 0
-		for _, r := range v.Rows {
-			if !r.Fits {
-				dropped++
-				if r.WhyNot == "" {
-					t.Errorf("%s on %s: dropped row %s %s says nothing", c.model, c.hw, r.Engine, r.Quant)
-				}
-			}
-		}
-		if dropped == 0 {
-			t.Errorf("%s on %s: no dropped rows to show", c.model, c.hw)
-		}
-	}
-}
-
-// Every catalog model on one device of each kind, through every service
-// call a screen makes (Can I run it?, Plan with its rows' curves and
-// exports, Compare): answers or errors, never a panic.
-func TestGUIServiceEveryModelEveryKind(t *testing.T) {
-	s := guiTestService(t)
-	hws := []string{"nvidia-rtx-3060-12gb", "nvidia-h100-sxm5-80gb", "amd-ryzen-ai-max-395", "apple-m1-7c", "cpu-core-i5-9500-ddr4"}
-	w := planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 4, Serving: true}
-	plans, exported := 0, 0
-	for _, m := range s.catalog().Models {
-		for _, hw := range hws {
-			if sc, err := s.Scenario(ui.ScenarioInput{Model: m, Hardware: hw, Users: 4}); err == nil {
-				if fr, err := s.Fit(sc); err == nil && fr.Verdict != planner.DoesNotFit {
-					s.Predict(sc.WithPlacement(fr), w)
-				}
-			}
-			v, err := s.Plan(ui.PlanInput{Scenario: ui.ScenarioInput{Model: m, Hardware: hw}, Workload: w})
-			if err != nil {
-				t.Errorf("%s on %s: plan: %v", m.ID, hw, err)
-				continue
-			}
-			plans++
-			for i, r := range v.Rows {
-				if i >= 3 {
-					break
-				}
-				if r.Fits {
-					s.Curve(r.Scenario, w, []int{1, 4, 16})
-				}
-				for _, f := range ui.ExportFormats {
-					if data, err := s.Export(r, f.ID); err == nil && len(data) > 0 {
-						exported++
-					}
-				}
-			}
-		}
-		if rows, err := s.Compare(ui.CompareInput{Hardware: hws, Model: m, Workload: w}); err != nil || len(rows) != len(hws) {
-			t.Errorf("%s: compare: %d rows, %v", m.ID, len(rows), err)
-		}
-	}
-	if n := len(s.catalog().Models) * len(hws); plans != n || exported < n {
-		t.Errorf("%d of %d plans answered, %d rows exported", plans, n, exported)
 	}
 }

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/headroom-planner/headroom/planner"
 	"github.com/spf13/cobra"
+
+	"github.com/headroom-planner/headroom/planner"
 )
 
 func newListCmd(g *globalOptions) *cobra.Command {
@@ -21,7 +22,7 @@ func newListCmd(g *globalOptions) *cobra.Command {
 		ValidArgs: []string{"hardware", "models", "engines", "quants"},
 		Example:   "  headroom list hardware --vendor amd --min-memory 64GiB\n  headroom list models --filter llama",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := loadCatalog(g)
+			c, err := g.catalog()
 			if err != nil {
 				return err
 			}

@@ -55,10 +55,16 @@ func exitCode(err error) int {
 			return code
 		}
 	}
+	if code == exitError {
+		code = appCode(err)
+	}
 	if code == exitError && isFlagError(err) {
 		code = exitUsage
 	}
 	fmt.Fprintf(os.Stderr, "headroom: error: %v\n", err)
+	if strings.Contains(err.Error(), "unknown command") && strings.Contains(err.Error(), "for \"headroom ") {
+		fmt.Fprintln(os.Stderr, `headroom: hint: a value with spaces must be quoted: -m "llama 3.1 8b"`)
+	}
 	return code
 }
 

@@ -1,114 +1,21 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/BurntSushi/toml"
-	"github.com/headroom-planner/headroom/planner"
 	"github.com/spf13/cobra"
+
+	"github.com/headroom-planner/headroom/app"
+	"github.com/headroom-planner/headroom/planner"
 )
-
-// parseWorkload reads "prompt=1024,gen=256,users=8".
-func parseWorkload(s string) (planner.Workload, error) {
-	w := planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 1}
-	if s == "" {
-		return w, nil
-	}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		if !ok {
-			return w, fmt.Errorf("--workload %q: want key=value pairs like prompt=1024,gen=256,users=8", s)
-		}
-		switch strings.ToLower(k) {
-		case "prompt", "input", "in":
-			t, err := planner.ParseTokens(v)
-			if err != nil || t <= 0 {
-				return w, fmt.Errorf("--workload prompt=%s: want a positive token count", v)
-			}
-			w.Prompt = t
-		case "gen", "output", "out":
-			t, err := planner.ParseTokens(v)
-			if err != nil || t <= 0 {
-				return w, fmt.Errorf("--workload gen=%s: want a positive token count", v)
-			}
-			w.Gen = t
-		case "users", "concurrency", "c":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 100000 {
-				return w, fmt.Errorf("--workload users=%s: want 1 to 100000", v)
-			}
-			w.Concurrency = n
-		case "rate", "qps", "rps":
-			r, err := planner.ParseRate(v)
-			if err != nil {
-				return w, fmt.Errorf("--workload rate=%s: %v", v, err)
-			}
-			w.Rate = r
-		default:
-			return w, fmt.Errorf("--workload: unknown key %q (prompt, gen, users, rate)", k)
-		}
-	}
-	return w, nil
-}
-
-// parseSLO reads "ttft=500ms,tpot=50ms" or "tps=20" (tok/s per user).
-func parseSLO(s string) (planner.SLO, error) {
-	var o planner.SLO
-	if s == "" {
-		return o, nil
-	}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		if !ok {
-			return o, fmt.Errorf("--slo %q: want ttft=500ms,tpot=50ms or tps=20", s)
-		}
-		switch strings.ToLower(k) {
-		case "ttft", "tpot":
-			ms, err := parseMs(v)
-			if err != nil {
-				return o, fmt.Errorf("--slo %s=%s: %w", k, v, err)
-			}
-			if k == "ttft" {
-				o.TTFT = ms
-			} else {
-				o.TPOT = ms
-			}
-		case "tps", "tok/s", "user_tps":
-			f, err := strconv.ParseFloat(strings.TrimSuffix(v, "tok/s"), 64)
-			if err != nil || f <= 0 || f > 1e6 {
-				return o, fmt.Errorf("--slo tps=%s: want a positive rate", v)
-			}
-			o.MinUserTPS = planner.TokensPerSecond(f)
-		default:
-			return o, fmt.Errorf("--slo: unknown key %q (ttft, tpot, tps)", k)
-		}
-	}
-	return o, nil
-}
-
-func parseMs(v string) (planner.Milliseconds, error) {
-	mult := 1.0
-	switch {
-	case strings.HasSuffix(v, "ms"):
-		v = strings.TrimSuffix(v, "ms")
-	case strings.HasSuffix(v, "s"):
-		v, mult = strings.TrimSuffix(v, "s"), 1000
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f <= 0 || f > 1e7 {
-		return 0, fmt.Errorf("want a positive duration like 500ms or 2s")
-	}
-	return planner.Milliseconds(f * mult), nil
-}
 
 type planOptions struct {
 	scen            scenarioFlags
@@ -120,56 +27,32 @@ type planOptions struct {
 	hostBandwidth   float64
 }
 
-func (o *planOptions) request(c *planner.Catalog) (planner.PlanRequest, string, error) {
-	var req planner.PlanRequest
+// request turns the flags into the application layer's plan request.
+func (o *planOptions) request() (app.PlanRequest, error) {
+	req := app.PlanRequest{Model: o.scen.model, Hardware: o.scen.hardware, Devices: o.scen.devices,
+		Engines: splitList(o.engines), Quants: splitList(o.quants), HostBandwidthGBs: o.hostBandwidth}
 	if o.scen.model == "" {
-		return req, "", withCode(exitUsage, fmt.Errorf("--model is required"))
-	}
-	m, err := resolveModel(c, o.scen.model)
-	if err != nil {
-		return req, "", usageErr(err)
-	}
-	hw, note, err := resolveHardware(c, &o.scen)
-	if err != nil {
-		return req, "", err
-	}
-	w, err := parseWorkload(o.workload)
-	if err != nil {
-		return req, "", withCode(exitUsage, err)
-	}
-	slo, err := parseSLO(o.slo)
-	if err != nil {
-		return req, "", withCode(exitUsage, err)
+		return req, app.Usagef("--model is required")
 	}
 	if o.scen.devices < 1 || o.scen.devices > 64 {
-		return req, "", withCode(exitUsage, fmt.Errorf("--devices = %d: use 1 to 64", o.scen.devices))
+		return req, app.Usagef("--devices = %d: use 1 to 64", o.scen.devices)
 	}
-	req = planner.PlanRequest{Catalog: c, Hardware: hw.Hardware, Devices: o.scen.devices, Model: m, Workload: w, SLO: slo,
-		UsableMemory: hw.usable, HostMemory: hw.host}
+	var err error
+	if req.Workload, err = app.ParseWorkload(o.workload); err != nil {
+		return req, fmt.Errorf("--%w", err)
+	}
+	if req.SLO, err = app.ParseSLO(o.slo); err != nil {
+		return req, fmt.Errorf("--%w", err)
+	}
 	if o.scen.hostMemory != "" {
-		if req.HostMemory, err = planner.ParseBytes(o.scen.hostMemory); err != nil || req.HostMemory <= 0 {
-			return req, "", withCode(exitUsage, fmt.Errorf("--host-memory %q: want a size like 64GiB", o.scen.hostMemory))
+		if req.HostMemory, err = app.ParseSize(o.scen.hostMemory); err != nil {
+			return req, fmt.Errorf("--host-memory: %w", err)
 		}
 	}
 	if b := o.hostBandwidth; b < 0 || b > 10000 || math.IsNaN(b) {
-		return req, "", withCode(exitUsage, fmt.Errorf("--host-bandwidth = %g: want GB/s between 1 and 10000", b))
+		return req, app.Usagef("--host-bandwidth = %g: want GB/s between 1 and 10000", b)
 	}
-	req.HostBandwidthGBs = o.hostBandwidth
-	for _, e := range splitList(o.engines) {
-		eng, err := c.FindEngine(e)
-		if err != nil {
-			return req, "", usageErr(err)
-		}
-		req.Engines = append(req.Engines, eng.ID)
-	}
-	for _, q := range splitList(o.quants) {
-		qq, err := c.FindQuant(q)
-		if err != nil {
-			return req, "", usageErr(err)
-		}
-		req.Quants = append(req.Quants, qq.ID)
-	}
-	return req, note, nil
+	return req, nil
 }
 
 func splitList(s string) []string {
@@ -192,48 +75,7 @@ func newPlanCmd(g *globalOptions) *cobra.Command {
   headroom plan -m meta-llama/Llama-3.3-70B-Instruct -H h100-sxm --devices 4 --emit vllm --docker`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := loadCatalog(g)
-			if err != nil {
-				return err
-			}
-			req, note, err := o.request(c)
-			if err != nil {
-				return err
-			}
-			res := planner.Plan(req)
-			out := cmd.OutOrStdout()
-			if o.jsonOut {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(res); err != nil {
-					return err
-				}
-			} else {
-				printPlan(out, req, res, note, o.top)
-			}
-			best, ok := pickForEmit(res, o.emit)
-			if !ok {
-				if o.emit != "" {
-					return withCode(exitNoFit, fmt.Errorf("no configuration with engine %s fits", o.emit))
-				}
-				return withCode(exitNoFit, nil)
-			}
-			if o.emit != "" {
-				l, err := planner.LaunchCommand(best, o.docker)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(out, "\nLaunch (%s):\n%s", best.Label(), l)
-			}
-			if o.export != "" {
-				if err := exportPlan(o.export, req, best, o.docker); err != nil {
-					return err
-				}
-			}
-			if !best.MeetsSLO {
-				return withCode(exitMissSLO, nil)
-			}
-			return nil
+			return runPlan(cmd, g, o)
 		},
 	}
 	o.scen.register(cmd, false)
@@ -252,14 +94,62 @@ func newPlanCmd(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-// pickForEmit returns the best candidate, or the best of one engine.
-func pickForEmit(res planner.PlanResult, engine string) (planner.Candidate, bool) {
-	for _, c := range res.Ranked {
-		if engine == "" || string(c.Engine) == engine || (engine == "llama-server" && c.Engine == planner.LlamaCpp) {
-			return c, true
+// runPlan plans, prints, and emits or exports the best configuration.
+func runPlan(cmd *cobra.Command, g *globalOptions, o *planOptions) error {
+	if o.top < 1 {
+		return app.Usagef("--top = %d: show at least 1 row", o.top)
+	}
+	req, err := o.request()
+	if err != nil {
+		return err
+	}
+	a, err := g.open(o.scen.root)
+	if err != nil {
+		return err
+	}
+	var emit planner.EngineID
+	if o.emit != "" {
+		if emit, err = a.EngineID(o.emit); err != nil {
+			return fmt.Errorf("--emit: %w", err)
 		}
 	}
-	return planner.Candidate{}, false
+	ans, err := a.Plan(context.Background(), req)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if o.jsonOut {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(ans.Result); err != nil {
+			return err
+		}
+	} else {
+		printPlan(out, ans.Request, ans.Result, ans.Machine.Note, o.top)
+	}
+	best, ok := ans.Best(emit)
+	if !ok {
+		if o.emit != "" {
+			return withCode(exitNoFit, fmt.Errorf("no configuration with engine %s fits", emit))
+		}
+		return withCode(exitNoFit, nil)
+	}
+	if o.emit != "" {
+		l, err := a.Launch(best, o.docker)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\nLaunch (%s):\n%s", best.Label(), l)
+	}
+	if o.export != "" {
+		if err := exportPlan(o.export, best, o.docker); err != nil {
+			return err
+		}
+	}
+	if !best.MeetsSLO {
+		return withCode(exitMissSLO, nil)
+	}
+	return nil
 }
 
 func band(c planner.Candidate, m planner.Metric) string {
@@ -355,57 +245,24 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 	}
 }
 
-// planExport is the saved form of a plan.
-type planExport struct {
-	Model       string             `toml:"model" json:"model"`
-	Hardware    string             `toml:"hardware" json:"hardware"`
-	Engine      string             `toml:"engine" json:"engine"`
-	Backend     string             `toml:"backend" json:"backend"`
-	Quant       string             `toml:"quant" json:"quant"`
-	KVType      string             `toml:"kv_type" json:"kv_type"`
-	TP          int                `toml:"tensor_parallel" json:"tensor_parallel"`
-	Concurrency int                `toml:"concurrency" json:"concurrency"`
-	Context     int64              `toml:"context" json:"context"`
-	KVTokens    int64              `toml:"kv_tokens" json:"kv_tokens"`
-	TTFTms      float64            `toml:"ttft_ms" json:"ttft_ms"`
-	TPOTms      float64            `toml:"tpot_ms" json:"tpot_ms"`
-	UserTPS     float64            `toml:"tokens_per_s_per_user" json:"tokens_per_s_per_user"`
-	TotalTPS    float64            `toml:"tokens_per_s_total" json:"tokens_per_s_total"`
-	Source      string             `toml:"source" json:"source"`
-	ErrorBand   map[string]float64 `toml:"error_band_pct" json:"error_band_pct"`
-	Launch      string             `toml:"launch" json:"launch"`
-}
-
-func exportPlan(path string, req planner.PlanRequest, c planner.Candidate, docker bool) error {
-	l, err := planner.LaunchCommand(c, docker)
+// exportPlan saves a configuration as app.Export encodes it, by the file's
+// extension: .toml, .json or .sh (executable).
+func exportPlan(path string, c planner.Candidate, docker bool) error {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".toml" && ext != ".json" && ext != ".sh" {
+		return app.Usagef("--export %s: use a .toml, .json or .sh file", path)
+	}
+	e, err := app.NewExport(c, docker)
 	if err != nil {
 		return err
 	}
-	e := planExport{Model: req.Model.ID, Hardware: req.Hardware.ID, Engine: string(c.Engine), Backend: string(c.Backend), Quant: c.Quant,
-		KVType: c.KVType, TP: c.Devices, Concurrency: c.Concurrency, Context: int64(c.Fit.Context), KVTokens: int64(c.Fit.MaxKVTokens),
-		TTFTms: float64(c.Pred.TTFT), TPOTms: float64(c.Pred.TPOT), UserTPS: float64(c.Pred.DecodeTPS), TotalTPS: float64(c.Pred.TotalTPS),
-		Source: c.Source, ErrorBand: c.ErrorBand, Launch: l.String()}
-	var buf bytes.Buffer
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".toml":
-		err = toml.NewEncoder(&buf).Encode(e)
-	case ".json":
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(e)
-	case ".sh":
-		buf.WriteString("#!/bin/sh\n# Generated by headroom plan\nset -e\n" + l.String())
-	default:
-		return withCode(exitUsage, fmt.Errorf("--export %s: use a .toml, .json or .sh file", path))
-	}
+	data, err := e.Encode(ext)
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(path, buf.Bytes()); err != nil {
-		return err
+	mode := os.FileMode(0o644)
+	if ext == ".sh" {
+		mode = 0o755
 	}
-	if strings.HasSuffix(path, ".sh") {
-		return os.Chmod(path, 0o755)
-	}
-	return nil
+	return writeFile(path, data, mode)
 }

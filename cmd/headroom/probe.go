@@ -13,9 +13,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/headroom-planner/headroom/app"
 	"github.com/headroom-planner/headroom/planner"
 	"github.com/headroom-planner/headroom/probe"
-	"github.com/spf13/cobra"
 )
 
 // probeOptions are the flags of `headroom probe`.
@@ -25,8 +27,10 @@ type probeOptions struct {
 	jsonOut bool
 }
 
-func (o probeOptions) probeOpts() probe.Options {
-	return probe.Options{Root: o.root, PCIDBPath: o.pciIDs}
+// open starts the application layer for the probe's root and pci.ids.
+func (o probeOptions) open(g *globalOptions) (*app.App, error) {
+	return app.Open(app.Options{ProfilesDir: g.profilesDir, CalibrationDir: g.calibrationDir, Root: o.root, PCIIDs: o.pciIDs,
+		Warn: func(msg string) { fmt.Fprintf(os.Stderr, "headroom: warning: %s\n", msg) }})
 }
 
 // check rejects a --root that is not a directory as a usage error.
@@ -79,8 +83,6 @@ with 'headroom probe --root DIR'.`,
 type probeReport struct {
 	Machine probe.Machine `json:"machine"`
 	Matches []probeMatch  `json:"matches"`
-	// CatalogError says why devices were matched against no catalog.
-	CatalogError string `json:"catalog_error,omitempty"`
 }
 
 type probeMatch struct {
@@ -95,24 +97,19 @@ func runProbe(ctx context.Context, g *globalOptions, o probeOptions, stdout, std
 	if err := o.check(); err != nil {
 		return err
 	}
+	a, err := o.open(g)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
-	m, err := probe.Probe(ctx, o.probeOpts())
+	m, devs, err := a.ProbeReport(ctx)
 	if err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
 	rep := probeReport{Machine: m}
-	cat, err := loadCatalog(g)
-	if err != nil {
-		rep.CatalogError = err.Error()
-		cat = nil
-	}
-	for _, md := range probe.Match(m, cat) {
-		pm := probeMatch{MatchedDevice: md}
-		if md.Device.Kind != planner.KindCPU {
-			pm.Usable = probe.UsableByPolicy(md.Device, m)
-		}
-		rep.Matches = append(rep.Matches, pm)
+	for _, d := range devs {
+		rep.Matches = append(rep.Matches, probeMatch{MatchedDevice: d.MatchedDevice, Usable: d.Usable})
 	}
 	if o.jsonOut {
 		enc := json.NewEncoder(stdout)
@@ -120,9 +117,6 @@ func runProbe(ctx context.Context, g *globalOptions, o probeOptions, stdout, std
 		return enc.Encode(rep)
 	}
 	printProbe(stdout, rep)
-	if rep.CatalogError != "" {
-		fmt.Fprintf(stderr, "headroom: warning: catalog not loaded, all devices generic: %s\n", rep.CatalogError)
-	}
 	fmt.Fprintf(stdout, "\nprobed %s in %s\n", o.root, elapsed.Round(time.Millisecond))
 	return nil
 }
@@ -292,7 +286,12 @@ func runSnapshot(ctx context.Context, o probeOptions, file string, stderr io.Wri
 		return fmt.Errorf("snapshot %s: cannot create a file in %s: %w", file, dir, err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := probe.SnapshotWith(ctx, o.probeOpts(), tmp); err != nil {
+	a, err := o.open(&globalOptions{})
+	if err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := a.Snapshot(ctx, tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("snapshot %s: %w", file, err)
 	}

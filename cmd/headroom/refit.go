@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/BurntSushi/toml"
-	"github.com/headroom-planner/headroom/planner"
-	"github.com/headroom-planner/headroom/profiles/measurements"
 	"github.com/spf13/cobra"
+
+	"github.com/headroom-planner/headroom/app"
+	"github.com/headroom-planner/headroom/planner"
 )
 
 func newRefitCmd(g *globalOptions) *cobra.Command {
@@ -27,53 +26,40 @@ and the fit quality, to a TOML profile. Rebuild to embed the result:
   go run ./cmd/headroom refit --out profiles/catalog/fitted.toml --cv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := loadCatalog(g)
+			a, err := g.open("")
 			if err != nil {
 				return err
 			}
-			rows, name, err := readMeasurements(data)
+			ms, err := loadMeasurements(cmd, data)
 			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
-			mem, kvRep := planner.FitMemory(c, rows)
-			c.Memory = &mem
-			fmt.Fprintf(w, "memory: vLLM activation factor %.2f, reserve %s (kv_tokens MdAPE %.1f%%, %d rows)\n", mem.VLLMActivationFactor, mem.VLLMReserve, kvRep.MdAPE, kvRep.Rows)
-			opt := planner.FitOptions{Ridge: ridge}
-			p := planner.FitPerfWithOverheads(c, rows, opt)
-			rep := planner.Validate(c, rows, &p)
-			p.ErrorBand = map[string]float64{}
-			for m, r := range rep.Metrics {
-				p.ErrorBand[string(m)] = round1(r.MdAPE)
-			}
-			p.Fitted = fmt.Sprintf("%s on %s (%d rows), ridge %g; in-sample: %s", time.Now().UTC().Format("2006-01-02"), name, len(rows), opt.Ridge, rep.Describe())
-			fmt.Fprintf(w, "in-sample: %s\n", rep.Describe())
-			if cv {
-				x := planner.LeaveOneHardwareOut(c, rows, opt, p)
+			r := a.Refit(ms, app.RefitOptions{Ridge: ridge, CV: cv, Date: time.Now().UTC().Format("2006-01-02")})
+			fmt.Fprintf(w, "memory: vLLM activation factor %.2f, reserve %s (kv_tokens MdAPE %.1f%%, %d rows)\n", r.Memory.VLLMActivationFactor, r.Memory.VLLMReserve, r.KVReport.MdAPE, r.KVReport.Rows)
+			fmt.Fprintf(w, "in-sample: %s\n", r.InSample.Describe())
+			if x := r.CV; x != nil {
 				s := ""
 				for _, m := range planner.Metrics {
-					if r, ok := x.Metrics[m]; ok {
-						s += fmt.Sprintf("%s MdAPE %.1f%% (%d/%d); ", m, r.MdAPE, r.Predicted, r.Rows)
-						p.ErrorBand[string(m)] = round1(max(p.ErrorBand[string(m)], r.MdAPE))
+					if rep, ok := x.Metrics[m]; ok {
+						s += fmt.Sprintf("%s MdAPE %.1f%% (%d/%d); ", m, rep.MdAPE, rep.Predicted, rep.Rows)
 					}
 				}
 				fmt.Fprintf(w, "leave-one-hardware-out (%d folds): %s\n", x.Folds, s)
 				for _, m := range planner.Metrics {
-					for _, r := range x.Worst[m] {
-						fmt.Fprintf(w, "  held out, worst %-13s %+7.0f%%  %s %s %s c=%d\n", m, r.Signed, r.Row.Hardware, r.Row.Engine, r.Row.Model, r.Row.Concurrency)
+					for _, row := range x.Worst[m] {
+						fmt.Fprintf(w, "  held out, worst %-13s %+7.0f%%  %s %s %s c=%d\n", m, row.Signed, row.Row.Hardware, row.Row.Engine, row.Row.Model, row.Row.Concurrency)
 					}
 				}
-				p.Fitted += "; leave-one-hardware-out: " + s
 			}
 			if out == "" {
 				return nil
 			}
-			var buf bytes.Buffer
-			buf.WriteString("# Fitted by `headroom refit` (see the README). Do not edit by hand; refit instead.\n\n")
-			if err := toml.NewEncoder(&buf).Encode(map[string]any{"memory": mem, "perf": p}); err != nil {
+			data, err := r.EncodeFitted()
+			if err != nil {
 				return err
 			}
-			if err := writeAtomic(out, buf.Bytes()); err != nil {
+			if err := writeFile(out, data, 0o644); err != nil {
 				return err
 			}
 			fmt.Fprintf(w, "wrote %s\n", out)
@@ -87,31 +73,34 @@ and the fit quality, to a TOML profile. Rebuild to embed the result:
 	return cmd
 }
 
-func round1(v float64) float64 { return float64(int(v*10+0.5)) / 10 }
-
-func readMeasurements(path string) ([]planner.Measurement, string, error) {
-	if path == "" {
-		rows, _, err := measurements.LoadPublished()
-		return rows, "published measurements.csv", err
-	}
-	f, err := os.Open(path)
+// loadMeasurements reads --data (or the embedded measurements), warning
+// about the rows it skipped.
+func loadMeasurements(cmd *cobra.Command, path string) (app.Measurements, error) {
+	ms, err := app.LoadMeasurements(path)
 	if err != nil {
-		return nil, "", withCode(exitUsage, fmt.Errorf("--data: %w", err))
+		return ms, fmt.Errorf("--data: %w", err)
 	}
-	defer f.Close()
-	rows, bad, err := measurements.Read(f, path)
-	for _, e := range bad {
-		fmt.Fprintf(os.Stderr, "headroom: warning: skipped %v\n", e)
+	for _, e := range ms.Skipped {
+		fmt.Fprintf(cmd.ErrOrStderr(), "headroom: warning: skipped %v\n", e)
 	}
-	return rows, filepath.Base(path), err
+	return ms, nil
 }
 
-// writeAtomic writes data to path via a temporary file in the same
-// directory and a rename, so readers never see a partial file.
-func writeAtomic(path string, data []byte) error {
+// writeFile writes data to path through a temporary file in the same
+// directory and a rename, so readers never see a partial file. The
+// directory must exist (a typo in a path must not create directories,
+// least of all as root); an existing file keeps its permissions, a new one
+// gets mode. The temporary file is removed on failure.
+func writeFile(path string, data []byte, mode os.FileMode) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return app.Usagef("writing %s: directory %s does not exist", path, dir)
+	}
+	if st, err := os.Stat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return app.Usagef("writing %s: not a regular file", path)
+		}
+		mode = st.Mode().Perm()
 	}
 	tmp, err := os.CreateTemp(dir, ".headroom-*.tmp")
 	if err != nil {
@@ -122,12 +111,16 @@ func writeAtomic(path string, data []byte) error {
 		tmp.Close()
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
-		return err
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return os.Rename(tmp.Name(), path)
 }

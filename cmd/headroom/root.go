@@ -11,7 +11,6 @@ import (
 type globalOptions struct {
 	profilesDir    string // --profiles: extra TOML catalog directory
 	calibrationDir string // --calibrations: calibration profiles directory
-	jsonOut        bool
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {

@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"text/tabwriter"
 
-	"github.com/headroom-planner/headroom/planner"
-	"github.com/headroom-planner/headroom/profiles/measurements"
 	"github.com/spf13/cobra"
+
+	"github.com/headroom-planner/headroom/planner"
 )
 
 func newValidateCmd(g *globalOptions) *cobra.Command {
@@ -27,35 +26,21 @@ signed median error (bias), the worst rows, and breakdowns by engine and
 hardware kind. Without --data it scores the embedded published measurements.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := loadCatalog(g)
+			a, err := g.open("")
 			if err != nil {
 				return err
 			}
-			var ms []planner.Measurement
-			var bad []error
-			if data == "" {
-				ms, bad, err = measurements.LoadPublished()
-			} else {
-				f, ferr := os.Open(data)
-				if ferr != nil {
-					return withCode(exitUsage, fmt.Errorf("--data: %w", ferr))
-				}
-				defer f.Close()
-				ms, bad, err = measurements.Read(f, data)
-			}
+			ms, err := loadMeasurements(cmd, data)
 			if err != nil {
 				return err
 			}
-			for _, e := range bad {
-				fmt.Fprintf(cmd.ErrOrStderr(), "headroom: warning: skipped %v\n", e)
-			}
-			rep := planner.Validate(c, ms, c.Perf)
+			rep := a.Validate(ms)
 			if jsonOut {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
 				return enc.Encode(rep)
 			}
-			printReport(cmd.OutOrStdout(), rep, rows, len(bad))
+			printReport(cmd.OutOrStdout(), rep, rows, len(ms.Skipped))
 			return nil
 		},
 	}

@@ -1,0 +1,70 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/headroom-planner/headroom/planner"
+)
+
+// FitAnswer is "can I run it?" for one configuration.
+type FitAnswer struct {
+	Scenario planner.Scenario
+	Machine  Machine
+	// Fit is the memory answer. Fit.Verdict has four states: Fits,
+	// FitsWithLimits (fewer users or less context than asked), FitsWith-
+	// Offload (weights or KV in system RAM), DoesNotFit.
+	Fit planner.FitResult
+	// Speed is one user's speed with a 512-token prompt and 128 generated
+	// tokens, in the placement Fit found (zero when it does not fit).
+	Speed planner.Prediction
+	// Limits says what was cut from the request (empty unless
+	// FitsWithLimits).
+	Limits []string
+}
+
+// speedWorkload is the single-user workload FitAnswer.Speed is for.
+var speedWorkload = planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}
+
+// Fit answers "can I run it?" for a request. A configuration that does not
+// fit is an answer, not an error: Fit.Verdict says so.
+func (a *App) Fit(ctx context.Context, req ScenarioRequest) (FitAnswer, error) {
+	s, mach, err := a.Scenario(ctx, req)
+	if err != nil {
+		return FitAnswer{Scenario: s, Machine: mach}, err
+	}
+	return a.FitScenario(s, mach, req)
+}
+
+// FitScenario fits a scenario built by Scenario; req says what was asked,
+// so that a cut in users or context reads as FitsWithLimits.
+func (a *App) FitScenario(s planner.Scenario, mach Machine, req ScenarioRequest) (FitAnswer, error) {
+	ans := FitAnswer{Scenario: s, Machine: mach}
+	r, err := planner.Fit(s)
+	if err != nil {
+		return ans, asUsage(err)
+	}
+	ans.Fit = r
+	if r.Verdict == planner.DoesNotFit {
+		return ans, nil
+	}
+	ans.Limits = limits(r, req)
+	if r.Verdict == planner.Fits && len(ans.Limits) > 0 {
+		ans.Fit.Verdict = planner.FitsWithLimits
+	}
+	ans.Speed = planner.Predict(s.WithPlacement(r), speedWorkload, a.Catalog().Perf)
+	return ans, nil
+}
+
+// limits lists what of the request the fit could not give: users resident
+// at once, and the context asked for.
+func limits(r planner.FitResult, req ScenarioRequest) []string {
+	var out []string
+	if n := max(req.Concurrency, 1); n > 1 && r.MaxConcurrencyAtContext < n {
+		out = append(out, fmt.Sprintf("%d of the %d users fit at %d tokens each; the rest wait", max(r.MaxConcurrencyAtContext, 0), n, r.Context))
+	}
+	if req.Context > 0 && r.Context > 0 && r.Context < req.Context {
+		out = append(out, fmt.Sprintf("context %d tokens, not the %d asked", r.Context, req.Context))
+	}
+	return out
+}

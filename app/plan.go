@@ -1,0 +1,172 @@
+package app
+
+import (
+	"context"
+	"math"
+
+	"github.com/headroom-planner/headroom/planner"
+)
+
+// PlanRequest asks which configuration to run for a workload and target.
+type PlanRequest struct {
+	Model string
+	// ModelValue is a model already read; it overrides Model.
+	ModelValue *planner.Model
+	Hardware   string // "" = the probed machine
+	Devices    int    // 0 = 1
+	Workload   planner.Workload
+	SLO        planner.SLO
+	// Engines and Quants restrict the search (ids or aliases); empty = all.
+	Engines, Quants []string
+	// HostMemory is system RAM for weights that do not fit the device (0 =
+	// probed, or unknown for a catalog machine); HostBandwidthGBs its read
+	// speed (0 = the planner's default).
+	HostMemory       planner.Bytes
+	HostBandwidthGBs float64
+}
+
+// PlanAnswer is a ranked plan with the request it answered.
+type PlanAnswer struct {
+	Request planner.PlanRequest
+	Result  planner.PlanResult
+	Machine Machine
+}
+
+// Best is the first ranked configuration of the given engine ("" = any),
+// or false when none fits.
+func (p PlanAnswer) Best(engine planner.EngineID) (planner.Candidate, bool) {
+	for _, c := range p.Result.Ranked {
+		if engine == "" || c.Engine == engine {
+			return c, true
+		}
+	}
+	return planner.Candidate{}, false
+}
+
+// Plan ranks configurations (engine × format × KV type × concurrency × TP)
+// for the request's workload and target.
+func (a *App) Plan(ctx context.Context, req PlanRequest) (PlanAnswer, error) {
+	m, err := a.model(req.Model, req.ModelValue)
+	if err != nil {
+		return PlanAnswer{}, err
+	}
+	mach, err := a.Machine(ctx, MachineRequest{Hardware: req.Hardware})
+	if err != nil {
+		return PlanAnswer{}, err
+	}
+	pr, err := a.plannerRequest(m, mach, req)
+	if err != nil {
+		return PlanAnswer{}, err
+	}
+	return PlanAnswer{Request: pr, Result: planner.Plan(pr), Machine: mach}, nil
+}
+
+// plannerRequest checks a request and builds the planner's.
+func (a *App) plannerRequest(m planner.Model, mach Machine, req PlanRequest) (planner.PlanRequest, error) {
+	c := a.Catalog()
+	if req.Devices < 0 || req.Devices > 64 {
+		return planner.PlanRequest{}, Usagef("devices = %d: use 1 to 64", req.Devices)
+	}
+	if b := req.HostBandwidthGBs; b < 0 || b > 10000 || math.IsNaN(b) {
+		return planner.PlanRequest{}, Usagef("host bandwidth = %g: want GB/s between 1 and 10000", b)
+	}
+	if req.HostMemory < 0 {
+		return planner.PlanRequest{}, Usagef("host memory must be positive")
+	}
+	w := req.Workload
+	if w.Prompt == 0 && w.Gen == 0 && w.Concurrency == 0 && w.Rate == 0 {
+		w = DefaultWorkload
+	}
+	w.Concurrency = max(w.Concurrency, 1)
+	pr := planner.PlanRequest{Catalog: c, Hardware: mach.Hardware, Devices: max(req.Devices, 1), Model: m, Workload: w,
+		SLO: req.SLO, UsableMemory: mach.Usable, HostMemory: mach.Host, HostBandwidthGBs: req.HostBandwidthGBs}
+	if req.HostMemory > 0 {
+		pr.HostMemory = req.HostMemory
+	}
+	for _, e := range req.Engines {
+		eng, err := c.FindEngine(e)
+		if err != nil {
+			return pr, asUsage(err)
+		}
+		pr.Engines = append(pr.Engines, eng.ID)
+	}
+	for _, q := range req.Quants {
+		qq, err := c.FindQuant(q)
+		if err != nil {
+			return pr, asUsage(err)
+		}
+		pr.Quants = append(pr.Quants, qq.ID)
+	}
+	return pr, nil
+}
+
+// EngineID resolves an engine id or alias ("llama-server" is llama.cpp),
+// as a usage error when unknown.
+func (a *App) EngineID(name string) (planner.EngineID, error) {
+	e, err := a.Catalog().FindEngine(name)
+	if err != nil {
+		return "", asUsage(err)
+	}
+	return e.ID, nil
+}
+
+// CompareRequest evaluates one model and workload on several machines.
+type CompareRequest struct {
+	Model string
+	// ModelValue is a model already read; it overrides Model.
+	ModelValue *planner.Model
+	Machines   []MachineSpec
+	Workload   planner.Workload
+	SLO        planner.SLO
+	Engines    []string
+	Quants     []string
+}
+
+// CompareAnswer is one row per machine, in the request's order.
+type CompareAnswer struct {
+	Request planner.PlanRequest
+	Rows    []planner.CompareRow
+	// Notes say where probed machines came from.
+	Notes []string
+}
+
+// Compare plans the model on each machine and gives each one's best
+// configuration, speed, and speed per dollar and per watt.
+func (a *App) Compare(ctx context.Context, req CompareRequest) (CompareAnswer, error) {
+	if len(req.Machines) == 0 {
+		return CompareAnswer{}, Usagef("no hardware to compare; want e.g. rtx-4090,2xrtx-3090,this")
+	}
+	m, err := a.model(req.Model, req.ModelValue)
+	if err != nil {
+		return CompareAnswer{}, err
+	}
+	var ans CompareAnswer
+	machines := make([]planner.Hardware, 0, len(req.Machines))
+	devs := make([]int, 0, len(req.Machines))
+	var first Machine
+	for i, spec := range req.Machines {
+		var mach Machine
+		if spec.This {
+			mach, err = a.ProbedMachine(ctx)
+			if err == nil {
+				ans.Notes = append(ans.Notes, mach.Note)
+			}
+		} else {
+			mach, err = a.Machine(ctx, MachineRequest{Hardware: spec.Hardware})
+		}
+		if err != nil {
+			return CompareAnswer{}, err
+		}
+		if i == 0 {
+			first = mach
+		}
+		machines, devs = append(machines, mach.Hardware), append(devs, max(spec.Count, 1))
+	}
+	pr, err := a.plannerRequest(m, first, PlanRequest{Devices: devs[0], Workload: req.Workload, SLO: req.SLO, Engines: req.Engines, Quants: req.Quants})
+	if err != nil {
+		return CompareAnswer{}, err
+	}
+	ans.Request = pr
+	ans.Rows = planner.Compare(pr, machines, devs)
+	return ans, nil
+}

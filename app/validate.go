@@ -1,0 +1,103 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/headroom-planner/headroom/planner"
+	"github.com/headroom-planner/headroom/profiles/measurements"
+)
+
+// Measurements are rows read from a measurement CSV.
+type Measurements struct {
+	Rows []planner.Measurement
+	// Name is the file's base name, or "published measurements.csv" for
+	// the embedded collection.
+	Name string
+	// Skipped are the rows that could not be read, each naming its line.
+	Skipped []error
+}
+
+// LoadMeasurements reads a CSV in the measurement schema, or the embedded
+// published measurements when path is "".
+func LoadMeasurements(path string) (Measurements, error) {
+	if path == "" {
+		rows, bad, err := measurements.LoadPublished()
+		return Measurements{Rows: rows, Name: "published measurements.csv", Skipped: bad}, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return Measurements{}, Usage(err)
+	}
+	defer f.Close()
+	rows, bad, err := measurements.Read(f, path)
+	return Measurements{Rows: rows, Name: filepath.Base(path), Skipped: bad}, err
+}
+
+// Validate predicts every row with the catalog's fitted (and calibrated)
+// efficiencies and reports the error per metric.
+func (a *App) Validate(ms Measurements) planner.Report {
+	c := a.Catalog()
+	return planner.Validate(c, ms.Rows, c.Perf)
+}
+
+// RefitOptions control Refit.
+type RefitOptions struct {
+	Ridge float64 // L2 penalty of the effect terms (planner.DefaultRidge)
+	CV    bool    // also run leave-one-hardware-out cross-validation
+	Date  string  // the date recorded in the profile (YYYY-MM-DD)
+}
+
+// Refitted is a refit: the memory and performance profiles and how well
+// they predict the rows.
+type Refitted struct {
+	Memory   planner.MemoryParams
+	KVReport planner.MetricReport
+	Perf     planner.PerfParams
+	InSample planner.Report
+	// CV is the leave-one-hardware-out result (nil without RefitOptions.CV).
+	CV *planner.CrossValidation
+}
+
+// Refit fits the memory and performance models on rows. The error bands
+// users see are the larger of the in-sample and held-out MdAPE per metric.
+func (a *App) Refit(ms Measurements, opt RefitOptions) Refitted {
+	c := *a.Catalog()
+	var r Refitted
+	r.Memory, r.KVReport = planner.FitMemory(&c, ms.Rows)
+	c.Memory = &r.Memory
+	fo := planner.FitOptions{Ridge: opt.Ridge}
+	r.Perf = planner.FitPerfWithOverheads(&c, ms.Rows, fo)
+	r.InSample = planner.Validate(&c, ms.Rows, &r.Perf)
+	r.Perf.ErrorBand = map[string]float64{}
+	for m, rep := range r.InSample.Metrics {
+		r.Perf.ErrorBand[string(m)] = round(rep.MdAPE, 1)
+	}
+	r.Perf.Fitted = fmt.Sprintf("%s on %s (%d rows), ridge %g; in-sample: %s", opt.Date, ms.Name, len(ms.Rows), fo.Ridge, r.InSample.Describe())
+	if !opt.CV {
+		return r
+	}
+	x := planner.LeaveOneHardwareOut(&c, ms.Rows, fo, r.Perf)
+	r.CV = &x
+	s := ""
+	for _, m := range planner.Metrics {
+		if rep, ok := x.Metrics[m]; ok {
+			s += fmt.Sprintf("%s MdAPE %.1f%% (%d/%d); ", m, rep.MdAPE, rep.Predicted, rep.Rows)
+			r.Perf.ErrorBand[string(m)] = round(max(r.Perf.ErrorBand[string(m)], rep.MdAPE), 1)
+		}
+	}
+	r.Perf.Fitted += "; leave-one-hardware-out: " + s
+	return r
+}
+
+// EncodeFitted writes a refit as the catalog's fitted.toml.
+func (r Refitted) EncodeFitted() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString("# Fitted by `headroom refit` (see the README). Do not edit by hand; refit instead.\n\n")
+	err := toml.NewEncoder(&buf).Encode(map[string]any{"memory": r.Memory, "perf": r.Perf})
+	return buf.Bytes(), err
+}
