@@ -21,6 +21,9 @@ type FitAnswer struct {
 	// Limits says what was cut from the request (empty unless
 	// FitsWithLimits).
 	Limits []string
+	// Automatic says which format "automatic" chose and why, when the
+	// model's own format does not fit and another does ("" otherwise).
+	Automatic string
 }
 
 // speedWorkload is the single-user workload FitAnswer.Speed is for.
@@ -28,12 +31,59 @@ var speedWorkload = planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}
 
 // Fit answers "can I run it?" for a request. A configuration that does not
 // fit is an answer, not an error: Fit.Verdict says so.
+//
+// "Automatic" weights (req.Quant "") mean the same here as on Plan and
+// Compare: the model's own format when it runs, else the format the
+// planner ranks best on this machine (with the engine and KV type the
+// request fixes), said in FitAnswer.Automatic.
 func (a *App) Fit(ctx context.Context, req ScenarioRequest) (FitAnswer, error) {
 	s, mach, err := a.Scenario(ctx, req)
 	if err != nil {
 		return FitAnswer{Scenario: s, Machine: mach}, err
 	}
-	return a.FitScenario(s, mach, req)
+	ans, err := a.FitScenario(s, mach, req)
+	if err != nil || req.Quant != "" || ans.Fit.Verdict != planner.DoesNotFit {
+		return ans, err
+	}
+	alt, ok := a.automaticFormat(s, mach, req)
+	if !ok {
+		return ans, nil
+	}
+	alt.Automatic = fmt.Sprintf("automatic format: %s with %s (the model's own %s does not fit)", alt.Scenario.Quant.ID, alt.Scenario.Engine.Label(), s.Quant.ID)
+	return alt, nil
+}
+
+// automaticFormat fits the best configuration the planner finds for the
+// request's model, machine, devices, users and context, keeping the
+// engine, backend and KV type the request names.
+func (a *App) automaticFormat(s planner.Scenario, mach Machine, req ScenarioRequest) (FitAnswer, bool) {
+	pr, err := a.plannerRequest(s.Model, mach, PlanRequest{Devices: req.Devices,
+		Workload: planner.Workload{Prompt: DefaultWorkload.Prompt, Gen: DefaultWorkload.Gen, Concurrency: max(req.Concurrency, 1)}})
+	if err != nil {
+		return FitAnswer{}, false
+	}
+	if req.Engine != "" {
+		pr.Engines = []planner.EngineID{s.Engine.ID}
+	}
+	for _, c := range planner.Plan(pr).Ranked {
+		if req.KVType != "" && c.KVType != s.KV.ID || req.Backend != "" && c.Backend != s.Backend {
+			continue
+		}
+		alt := req
+		alt.Quant, alt.Engine = c.Quant, string(c.Engine)
+		if req.KVType == "" {
+			alt.KVType = c.KVType
+		}
+		as, err := a.scenarioOn(s.Model, mach, alt)
+		if err != nil {
+			continue
+		}
+		ans, err := a.FitScenario(as, mach, alt)
+		if err == nil && ans.Fit.Verdict.Runs() {
+			return ans, true
+		}
+	}
+	return FitAnswer{}, false
 }
 
 // FitScenario fits a scenario built by Scenario; req says what was asked,

@@ -131,12 +131,18 @@ func describeMachine(h planner.Hardware, n int) string {
 }
 
 // model is v when set, else the model ref names.
+// Every model is checked (planner.Model.Check) before it is fitted: a file
+// with zero attention heads or 2^31 layers is an error, not an answer.
 func (a *App) model(ref string, v *planner.Model) (planner.Model, error) {
 	if v != nil {
-		if v.Layers == 0 {
+		if v.Layers == 0 && v.ID == "" {
 			return *v, Usagef("no model chosen")
 		}
-		return *v, nil
+		return *v, Usage(v.Check())
 	}
-	return a.ResolveModel(ref)
+	m, err := a.ResolveModel(ref)
+	if err != nil {
+		return m, err
+	}
+	return m, Usage(m.Check())
 }

@@ -164,10 +164,13 @@ type fitJSON struct {
 	Speed *planner.Prediction `json:"speed,omitempty"`
 	// Limits says what was cut from the request ("fits with limits").
 	Limits []string `json:"limits,omitempty"`
+	// Automatic says which format "automatic" chose when the model's own
+	// does not fit.
+	Automatic string `json:"automatic,omitempty"`
 }
 
 func newFitJSON(ans app.FitAnswer) fitJSON {
-	j := fitJSON{Scenario: describe(ans.Scenario), Machine: ans.Machine.Note, Fit: ans.Fit, Limits: ans.Limits}
+	j := fitJSON{Scenario: describe(ans.Scenario), Machine: ans.Machine.Note, Fit: ans.Fit, Limits: ans.Limits, Automatic: ans.Automatic}
 	if ans.Fit.Verdict.Runs() {
 		sp := ans.Speed
 		j.Speed = &sp
@@ -187,6 +190,9 @@ func printFit(w io.Writer, ans app.FitAnswer) {
 	}
 	fmt.Fprintf(w, "%s (%s params) on %d × %s with %s (%s), %s weights, %s KV cache\n",
 		s.Model.ID, s.Model.Params, r.Devices, s.Hardware.Name, s.Engine.Name, r.Backend, s.Quant.ID, s.KV.ID)
+	if ans.Automatic != "" {
+		fmt.Fprintf(w, "%s\n", ans.Automatic)
+	}
 	fmt.Fprintf(w, "\nVerdict: %s\n", strings.ToUpper(string(r.Verdict)))
 	for _, x := range r.Reasons {
 		fmt.Fprintf(w, "  - %s\n", x)

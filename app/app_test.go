@@ -1,0 +1,111 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/headroom-planner/headroom/planner"
+)
+
+// testApp is an App over the embedded catalog with no user directories and
+// an empty calibration directory, probing root ("" = this machine).
+func testApp(t testing.TB, root string) *App {
+	t.Helper()
+	a, err := Open(Options{NoUserDirs: true, CalibrationDir: t.TempDir(), Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// Every catalog model passes the model check that guards fitting.
+func TestCatalogModelsPassCheck(t *testing.T) {
+	a := testApp(t, "")
+	for _, m := range a.Catalog().Models {
+		if err := m.Check(); err != nil {
+			t.Errorf("%s: %v", m.ID, err)
+		}
+	}
+}
+
+// A model with no attention heads is refused before fitting (it came out
+// FITS, exit 0), as a usage error.
+func TestFitRefusesBrokenModel(t *testing.T) {
+	a := testApp(t, "")
+	m, err := a.Catalog().FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Heads = 0
+	_, err = a.Fit(context.Background(), ScenarioRequest{ModelValue: &m, Hardware: "nvidia-rtx-4090"})
+	if !errors.Is(err, ErrUsage) || !errors.Is(err, planner.ErrInvalid) {
+		t.Fatalf("Fit = %v, want a usage error", err)
+	}
+}
+
+// On the 96 GB carve-out Strix Halo fixture, `probe` and `fit -e vllm`
+// agree on what vLLM can allocate: fit used llama.cpp's 111 GiB (carve-out
+// plus GTT through Vulkan) for every engine.
+func TestProbedUsableMemoryIsPerEngine(t *testing.T) {
+	a := testApp(t, "../probe/testdata/strix-halo-96-carveout")
+	ctx := context.Background()
+	_, devs, err := a.ProbeReport(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probed := map[string]planner.Bytes{}
+	for _, d := range devs {
+		for _, u := range d.Usable {
+			probed[u.Policy] = u.Bytes
+		}
+	}
+	if probed["vllm"] == 0 || probed["llamacpp"] == 0 || probed["vllm"] == probed["llamacpp"] {
+		t.Fatalf("fixture's per-engine usable memory: %v", probed)
+	}
+	// The probe lists each engine with its default backend on this device:
+	// vLLM on ROCm, llama.cpp on Vulkan (which sums carve-out and GTT).
+	for _, c := range []struct{ engine, backend, policy string }{{"vllm", "", "vllm"}, {"llama.cpp", "vulkan", "llamacpp"}} {
+		ans, err := a.Fit(ctx, ScenarioRequest{Model: "meta-llama/Llama-2-7b-chat-hf", Engine: c.engine, Backend: c.backend})
+		if err != nil {
+			t.Fatalf("%s: %v", c.engine, err)
+		}
+		if got := ans.Scenario.UsableMemory; got != probed[c.policy] {
+			t.Errorf("fit -e %s plans against %s; probe says %s can allocate %s", c.engine, got, c.engine, probed[c.policy])
+		}
+	}
+}
+
+// The four verdicts: a request for more users than fit reads "fits with
+// limits", not a green "fits".
+func TestFitVerdictStates(t *testing.T) {
+	a := testApp(t, "")
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		req  ScenarioRequest
+		want planner.Verdict
+	}{
+		{"fits", ScenarioRequest{Model: "meta-llama/Llama-3.1-8B-Instruct", Hardware: "nvidia-rtx-4090", Context: 8192, Concurrency: 4}, planner.Fits},
+		{"fewer users than asked", ScenarioRequest{Model: "meta-llama/Llama-3.1-8B-Instruct", Hardware: "nvidia-rtx-4090", Engine: "vllm", Context: 16384, Concurrency: 16}, planner.FitsWithLimits},
+		{"weights in system RAM", ScenarioRequest{Model: "meta-llama/Llama-3.3-70B-Instruct", Hardware: "nvidia-rtx-4090", Engine: "llama.cpp", Quant: "q4_k_m", Context: 8192, HostMemory: 64 << 30}, planner.FitsWithOffload},
+		{"does not fit", ScenarioRequest{Model: "meta-llama/Llama-3.3-70B-Instruct", Hardware: "nvidia-rtx-4090", Engine: "vllm", Quant: "bf16"}, planner.DoesNotFit},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ans, err := a.Fit(ctx, c.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ans.Fit.Verdict != c.want {
+				t.Fatalf("verdict %q, want %q (reasons %v)", ans.Fit.Verdict, c.want, ans.Fit.Reasons)
+			}
+			if (c.want == planner.FitsWithLimits) != (len(ans.Limits) > 0) {
+				t.Errorf("limits %v with verdict %q", ans.Limits, ans.Fit.Verdict)
+			}
+			if c.want.Runs() && !(ans.Speed.DecodeTPS > 0) {
+				t.Errorf("no speed for a configuration that runs: %+v", ans.Speed)
+			}
+		})
+	}
+}
