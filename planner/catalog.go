@@ -58,8 +58,10 @@ func normalize(s string) string {
 	return b.String()
 }
 
-// resolve finds one id among ids/names: exact id, exact name, then a unique
-// fragment match (on normalized id, name or aliases).
+// resolve finds one id among ids/names: exact id, exact name or alias,
+// then a unique fragment match (on normalized id, name or aliases). With
+// no match the error suggests the closest ids (by id, name or alias);
+// with several it lists them.
 func resolve(kind, q string, ids, names []string, aliases [][]string) (int, error) {
 	if strings.TrimSpace(q) == "" {
 		return -1, fmt.Errorf("empty %s name", kind)
@@ -70,19 +72,22 @@ func resolve(kind, q string, ids, names []string, aliases [][]string) (int, erro
 		}
 	}
 	nq := normalize(q)
+	var exact []int
 	for i := range ids {
-		if normalize(names[i]) == nq || normalize(ids[i]) == nq {
-			return i, nil
+		if wholeOf(nq, ids[i], names[i], aliases[i]) {
+			exact = append(exact, i)
 		}
-		for _, a := range aliases[i] {
-			if normalize(a) == nq {
-				return i, nil
-			}
-		}
+	}
+	switch len(exact) {
+	case 0:
+	case 1:
+		return exact[0], nil
+	default: // an alias two devices share ("Mac Studio M3 Ultra")
+		return -1, ambiguous(kind, q, ids, exact)
 	}
 	var hits []int
 	for i := range ids {
-		if strings.Contains(normalize(ids[i]), nq) || strings.Contains(normalize(names[i]), nq) {
+		if fragmentOf(nq, ids[i], names[i], aliases[i]) {
 			hits = append(hits, i)
 		}
 	}
@@ -90,30 +95,70 @@ func resolve(kind, q string, ids, names []string, aliases [][]string) (int, erro
 	case 1:
 		return hits[0], nil
 	case 0:
-		return -1, &NotFoundError{Kind: kind, Query: q, Suggestions: closest(q, ids, 3)}
+		return -1, &NotFoundError{Kind: kind, Query: q, Suggestions: closestNamed(q, ids, names, aliases, 3)}
 	}
+	return -1, ambiguous(kind, q, ids, hits)
+}
+
+// ambiguous is the error for several matching entries.
+func ambiguous(kind, q string, ids []string, hits []int) error {
 	m := make([]string, len(hits))
 	for j, i := range hits {
 		m[j] = ids[i]
 	}
-	return -1, &AmbiguousError{Kind: kind, Query: q, Matches: m}
+	return &AmbiguousError{Kind: kind, Query: q, Matches: m}
 }
 
-// closest returns up to n ids nearest to q by edit distance on normalized
-// strings (suffix of a repo id counts too).
-func closest(q string, ids []string, n int) []string {
+// wholeOf reports whether the normalized query nq is the whole id, name
+// or one alias.
+func wholeOf(nq, id, name string, aliases []string) bool {
+	if normalize(id) == nq || normalize(name) == nq {
+		return true
+	}
+	for _, a := range aliases {
+		if normalize(a) == nq {
+			return true
+		}
+	}
+	return false
+}
+
+// fragmentOf reports whether the normalized query nq is part of the id,
+// the name or one of the aliases.
+func fragmentOf(nq, id, name string, aliases []string) bool {
+	if strings.Contains(normalize(id), nq) || strings.Contains(normalize(name), nq) {
+		return true
+	}
+	for _, a := range aliases {
+		if strings.Contains(normalize(a), nq) {
+			return true
+		}
+	}
+	return false
+}
+
+// closestNamed is closest over ids, but an entry's distance is the least
+// of its id's, its name's and its aliases' (names and aliases may be nil),
+// so a misspelt "mac stuido m3 ultra" finds the device whose alias is
+// "Mac Studio M3 Ultra".
+func closestNamed(q string, ids, names []string, aliases [][]string, n int) []string {
+	nq := normalize(q)
 	type cand struct {
 		id string
 		d  int
 	}
-	nq := normalize(q)
 	cs := make([]cand, 0, len(ids))
-	for _, id := range ids {
-		d := levenshtein(nq, normalize(id))
-		if k := strings.LastIndex(id, "/"); k >= 0 {
-			if d2 := levenshtein(nq, normalize(id[k+1:])); d2 < d {
-				d = d2
-			}
+	for i, id := range ids {
+		d := idDistance(nq, id)
+		var others []string
+		if i < len(names) && names[i] != "" {
+			others = append(others, names[i])
+		}
+		if i < len(aliases) {
+			others = append(others, aliases[i]...)
+		}
+		for _, s := range others {
+			d = min(d, levenshtein(nq, normalize(s)))
 		}
 		cs = append(cs, cand{id, d})
 	}
@@ -125,6 +170,22 @@ func closest(q string, ids []string, n int) []string {
 		}
 	}
 	return out
+}
+
+// idDistance is the edit distance from nq to an id or to its last path
+// element (the name part of a repo id).
+func idDistance(nq, id string) int {
+	d := levenshtein(nq, normalize(id))
+	if k := strings.LastIndex(id, "/"); k >= 0 {
+		d = min(d, levenshtein(nq, normalize(id[k+1:])))
+	}
+	return d
+}
+
+// closest returns up to n ids nearest to q by edit distance on normalized
+// strings (suffix of a repo id counts too).
+func closest(q string, ids []string, n int) []string {
+	return closestNamed(q, ids, nil, nil, n)
 }
 
 func levenshtein(a, b string) int {
@@ -153,7 +214,7 @@ func (c *Catalog) FindHardware(q string) (Hardware, error) {
 	ids, names := make([]string, len(c.Hardware)), make([]string, len(c.Hardware))
 	al := make([][]string, len(c.Hardware))
 	for i, h := range c.Hardware {
-		ids[i], names[i] = h.ID, h.Name
+		ids[i], names[i], al[i] = h.ID, h.Name, h.Aliases
 	}
 	i, err := resolve("hardware", q, ids, names, al)
 	if err != nil {

@@ -436,3 +436,59 @@ func TestEngineLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestFindHardwareByMac: issue 15 found that `-H "mac studio"` suggested
+// nothing; the Apple entries now name the Macs they ship in.
+func TestFindHardwareByMac(t *testing.T) {
+	c := catalog(t)
+	cases := []struct {
+		query   string
+		want    string   // resolved id, or "" when an error is wanted
+		matches []string // ids the ambiguity or not-found error must list
+	}{
+		{"M3 Ultra 80c", "apple-m3-ultra-80c", nil},
+		{"Mac Studio M3 Ultra 256GB", "", []string{"apple-m3-ultra-60c-256gb", "apple-m3-ultra-80c-256gb"}},
+		{"Mac Studio M3 Ultra", "", []string{"apple-m3-ultra-60c", "apple-m3-ultra-80c"}},
+		{"mac studio", "", []string{"apple-m1-max-32c", "apple-m2-ultra-76c", "apple-m3-ultra-80c", "apple-m4-max-40c"}},
+		{"mac stuido m3 ultra", "", []string{"apple-m3-ultra-60c"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.query, func(t *testing.T) {
+			h, err := c.FindHardware(tc.query)
+			if tc.want != "" {
+				if err != nil || h.ID != tc.want {
+					t.Fatalf("got %q, %v; want %s", h.ID, err, tc.want)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("resolved to %s; want an error", h.ID)
+			}
+			for _, id := range tc.matches {
+				if !strings.Contains(err.Error(), id) {
+					t.Errorf("error %q does not offer %s", err, id)
+				}
+			}
+		})
+	}
+}
+
+// TestM3UltraPricedPerMemory: issue 15 found the 512 GB M3 Ultra priced at
+// the 96 GB base model's $3,999.
+func TestM3UltraPricedPerMemory(t *testing.T) {
+	c := catalog(t)
+	prev := 0.0
+	for _, id := range []string{"apple-m3-ultra-60c", "apple-m3-ultra-60c-256gb", "apple-m3-ultra-80c-256gb", "apple-m3-ultra-80c"} {
+		h, err := c.FindHardware(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.PriceUSD <= prev {
+			t.Errorf("%s (%s) at $%.0f, not above the smaller configuration's $%.0f", id, h.Memory, h.PriceUSD, prev)
+		}
+		prev = h.PriceUSD
+	}
+	if h, _ := c.FindHardware("apple-m3-ultra-60c"); h.PriceUSD != 3999 || h.Memory != 96*planner.GiB {
+		t.Errorf("base Mac Studio M3 Ultra: %s at $%.0f, want 96 GiB at $3999", h.Memory, h.PriceUSD)
+	}
+}

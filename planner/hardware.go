@@ -59,10 +59,14 @@ type Interconnect struct {
 // Hardware is one device of the catalog. Multi-device machines are a
 // Hardware plus a device count.
 type Hardware struct {
-	ID     string     `toml:"id" json:"id"`
-	Name   string     `toml:"name" json:"name"`
-	Vendor string     `toml:"vendor" json:"vendor"`
-	Kind   DeviceKind `toml:"kind" json:"kind"`
+	ID   string `toml:"id" json:"id"`
+	Name string `toml:"name" json:"name"`
+	// Aliases are other names people use for the device, such as the
+	// machines it ships in ("Mac Studio M3 Ultra"); FindHardware matches
+	// them like the name, whole or as a fragment.
+	Aliases []string   `toml:"aliases,omitempty" json:"aliases,omitempty"`
+	Vendor  string     `toml:"vendor" json:"vendor"`
+	Kind    DeviceKind `toml:"kind" json:"kind"`
 	// Memory is the device's memory (system memory for APUs and SoCs).
 	Memory Bytes `toml:"memory" json:"memory"`
 	// GPUMemory is what a GPU engine can allocate by default: VRAM on a

@@ -21,7 +21,7 @@ const (
 // config.json files leave out (transformers Gemma3TextConfig: gemma-3
 // configs carry only the fields that differ from it).
 var defaults = map[string]config{
-	"gemma3_text": {Vocab: 262208, MaxPositions: 131072, SlidingWindowPattern: 6,
+	"gemma3_text": {Vocab: 262208, MaxPositions: 131072, SlidingWindowPattern: 6, HeadDim: 256,
 		HiddenActivation: "gelu_pytorch_tanh", TieEmbeddings: ptr(true)},
 }
 
@@ -38,6 +38,9 @@ func (c *config) applyDefaults() {
 	}
 	if c.MaxPositions == 0 {
 		c.MaxPositions = d.MaxPositions
+	}
+	if c.HeadDim == 0 {
+		c.HeadDim = d.HeadDim
 	}
 	if c.SlidingWindowPattern == 0 && len(c.LayerTypes) == 0 {
 		c.SlidingWindowPattern = d.SlidingWindowPattern

@@ -9,6 +9,13 @@
 // re-import changed fact sheets, and review the diff:
 //
 //	go run ./profiles/internal/gencatalog -src profiles/sources -out profiles/catalog
+//
+// With -configs it instead regenerates models-hf.toml, and only that file,
+// from the config.json copies under profiles/sources/configs (each with a
+// SOURCE file naming where it was read); that file is never edited by hand,
+// and TestModelsHFUpToDate fails when it drifts from the copies:
+//
+//	go run ./profiles/internal/gencatalog -configs profiles/sources/configs -out profiles/catalog
 package main
 
 import (
@@ -29,7 +36,14 @@ import (
 func main() {
 	src := flag.String("src", "profiles/sources", "directory with hardware.csv and models.csv")
 	out := flag.String("out", "profiles/catalog", "output directory")
+	configs := flag.String("configs", "", "regenerate only models-hf.toml from the config.json copies in this directory")
 	flag.Parse()
+	if *configs != "" {
+		if err := writeModelsHF(*configs, *out); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	hw, err := hardware(filepath.Join(*src, "hardware.csv"))
 	if err != nil {
 		log.Fatal(err)
@@ -40,6 +54,19 @@ func main() {
 	}
 	write(filepath.Join(*out, "hardware.toml"), "hardware", hw)
 	write(filepath.Join(*out, "models.toml"), "model", ms)
+}
+
+// writeModelsHF regenerates outDir/models-hf.toml from the copies in dir.
+func writeModelsHF(dir, outDir string) error {
+	hand, err := handModelIDs(outDir)
+	if err != nil {
+		return err
+	}
+	data, err := generateConfigModels(dir, hand)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(outDir, "models-hf.toml"), data, 0o644)
 }
 
 func write(path, key string, v any) {
