@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/headroom-planner/headroom/app"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -123,16 +124,16 @@ func parseCount(s string, def, limit int, what string) (int, error) {
 	return n, nil
 }
 
-// parseMillis reads a latency target in ms ("" or "0" = none).
+// parseMillis reads a latency target as the CLI's --slo does
+// (app.ParseDuration: "500", "500ms", "2s"); "" or "0" = none.
 func parseMillis(s, what string) (planner.Milliseconds, error) {
-	s = strings.TrimSuffix(strings.TrimSpace(s), "ms")
 	s = strings.TrimSpace(s)
-	if s == "" {
+	if s == "" || s == "0" {
 		return 0, nil
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%s %q: use milliseconds, e.g. 500", what, s)
+	ms, err := app.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q: %w", what, s, err)
 	}
-	return planner.Milliseconds(v), nil
+	return ms, nil
 }

@@ -127,8 +127,16 @@ func TestParseInputs(t *testing.T) {
 			t.Errorf("count %q accepted", bad)
 		}
 	}
-	if v, err := parseMillis("500 ms", "TTFT"); err != nil || v != 500 {
-		t.Errorf("parseMillis(500 ms) = %v, %v", v, err)
+	// The same latency syntax as the CLI's --slo: "2s" was refused here.
+	for in, want := range map[string]planner.Milliseconds{"500 ms": 500, "500": 500, "2s": 2000, "1.5 s": 1500, "": 0, "0": 0} {
+		if v, err := parseMillis(in, "TTFT"); err != nil || v != want {
+			t.Errorf("parseMillis(%q) = %v, %v; want %v", in, v, err, want)
+		}
+	}
+	for _, bad := range []string{"NaN", "-5", "inf", "1e12"} {
+		if _, err := parseMillis(bad, "TTFT"); err == nil {
+			t.Errorf("parseMillis(%q) accepted", bad)
+		}
 	}
 	if _, err := parseMillis("soon", "TTFT"); err == nil {
 		t.Error("a word accepted as milliseconds")
