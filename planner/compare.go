@@ -14,6 +14,10 @@ type CompareRow struct {
 	ID       string   `json:"hardware"`
 	Devices  int      `json:"devices"`
 	Fits     bool     `json:"fits"`
+	// Verdict is the best configuration's: Fits, FitsWithLimits (it misses
+	// the target, or serves fewer users than asked), FitsWithOffload
+	// (weights stream from system RAM), or DoesNotFit.
+	Verdict Verdict `json:"verdict"`
 	Best     string   `json:"best,omitempty"` // engine + format label
 	// SingleUserTPS is decode tok/s for one user with the best config;
 	// TotalTPS and MaxUsers are at the SLO.
@@ -63,14 +67,14 @@ func Compare(req PlanRequest, machines []Hardware, devices []int) []CompareRow {
 func compareOne(req PlanRequest) CompareRow {
 	h := req.Hardware
 	n := max(req.Devices, 1)
-	row := CompareRow{Hardware: h, ID: h.ID, Devices: n, PriceUSD: h.PriceUSD * float64(n), Watts: h.TDPWatts * float64(n)}
+	row := CompareRow{Hardware: h, ID: h.ID, Devices: n, PriceUSD: h.PriceUSD * float64(n), Watts: h.TDPWatts * float64(n), Verdict: DoesNotFit}
 	res := Plan(req)
 	best, ok := res.Best()
 	if !ok {
 		row.Why = closestMiss(req.Catalog, res.Dropped)
 		return row
 	}
-	row.Fits, row.Best, row.Source = true, best.Label(), best.Source
+	row.Fits, row.Best, row.Source, row.Verdict = true, best.Label(), best.Source, Fits
 	row.SingleUserTPS = best.Curve[0].DecodeTPS
 	row.TTFT = best.Pred.TTFT
 	if best.MeetsSLO {
@@ -81,7 +85,11 @@ func compareOne(req PlanRequest) CompareRow {
 			row.Why = sloMiss(best.Curve[0], req.SLO, "even with one user")
 		}
 	}
+	if !best.MeetsSLO || (req.Workload.Rate == 0 && best.Concurrency < req.Workload.Concurrency) {
+		row.Verdict = FitsWithLimits
+	}
 	if f := best.Fit; f.Verdict == FitsWithOffload {
+		row.Verdict = FitsWithOffload
 		ram := f.Breakdown.HostWeights + f.Breakdown.HostKV + f.Breakdown.HostBuffers
 		note := fmt.Sprintf("%s of weights stream from system RAM; needs %s of RAM free", f.OffloadBytes, ram)
 		if row.Why != "" {

@@ -263,12 +263,9 @@ func (s *appService) Compare(in CompareInput) ([]CompareRow, error) {
 		h := r.Hardware
 		out[i] = CompareRow{
 			Hardware: in.Hardware[i], Name: h.Name, Memory: h.UsableGPUMemory(), BandwidthGBs: h.BandwidthGBs,
-			PriceUSD: r.PriceUSD, Watts: r.Watts, Verdict: planner.DoesNotFit, Config: r.Best,
+			PriceUSD: r.PriceUSD, Watts: r.Watts, Verdict: r.Verdict, Config: r.Best,
 			Users: r.MaxUsers, SingleUser: r.SingleUserTPS, Total: r.TotalTPS, TTFT: r.TTFT,
 			PerKiloUSD: r.PerDollar, PerWatt: r.PerWatt, Source: r.Source, Note: r.Why,
-		}
-		if r.Fits {
-			out[i].Verdict = planner.Fits
 		}
 	}
 	return out, nil

@@ -281,6 +281,8 @@ func verdictTitle(v planner.Verdict) string {
 	switch v {
 	case planner.Fits:
 		return "Fits"
+	case planner.FitsWithLimits:
+		return "Fits, with limits"
 	case planner.FitsWithOffload:
 		return "Fits with offload to system RAM"
 	case planner.DoesNotFit:
@@ -295,7 +297,7 @@ func verdictLook(v planner.Verdict) (widget.Importance, color.Color) {
 	switch v {
 	case planner.Fits:
 		return widget.SuccessImportance, tint(palette.good)
-	case planner.FitsWithOffload:
+	case planner.FitsWithOffload, planner.FitsWithLimits:
 		return widget.WarningImportance, tint(palette.warn)
 	}
 	return widget.DangerImportance, tint(palette.bad)

@@ -50,7 +50,7 @@ type CompareScreen struct {
 	hwSearch  *widget.Entry
 	hwList    *widget.List
 	hwCount   *widget.Label
-	metric    *widget.Select
+	metric    *choiceSelect
 	table     *dataTable
 	chart     *chartView
 	errLine   errorLabel
@@ -141,7 +141,7 @@ func (s *CompareScreen) build() {
 	for i, m := range compareMetrics {
 		names[i] = m.label
 	}
-	s.metric = widget.NewSelect(names, func(string) { s.drawChart() })
+	s.metric = newChoiceSelect(names, func(string) { s.drawChart() })
 	s.metric.SetSelectedIndex(0)
 	s.chart = newChartView("Nothing to chart yet.", fyne.NewSize(400, 240))
 	s.errLine = newErrorLabel()
@@ -337,7 +337,7 @@ func verdictImportance(v planner.Verdict) widget.Importance {
 	switch v {
 	case planner.Fits:
 		return widget.SuccessImportance
-	case planner.FitsWithOffload:
+	case planner.FitsWithOffload, planner.FitsWithLimits:
 		return widget.WarningImportance
 	}
 	return widget.DangerImportance

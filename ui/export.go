@@ -19,7 +19,7 @@ type ExportScreen struct {
 	summary *widget.Label
 	command *widget.Label
 	copyBtn *widget.Button
-	format  *widget.Select
+	format  *choiceSelect
 	preview *widget.Label
 	save    *widget.Button
 	status  *widget.Label
@@ -50,7 +50,7 @@ func NewExportScreen(svc Service, opts Options) *ExportScreen {
 	for i, f := range ExportFormats {
 		labels[i] = f.Label
 	}
-	s.format = widget.NewSelect(labels, func(string) { s.render() })
+	s.format = newChoiceSelect(labels, func(string) { s.render() })
 	s.preview = monoLabel()
 	s.save = widget.NewButtonWithIcon("Save…", theme.DocumentSaveIcon(), s.Save)
 	s.save.Importance = widget.HighImportance

@@ -163,14 +163,14 @@ func (p *modelPicker) showCurrent() {
 // selectChoice is a Select over labelled ids, with "Automatic" first when
 // withAuto is set (its id is "").
 type selectChoice struct {
-	sel    *widget.Select
+	sel    *choiceSelect
 	ids    []string
 	labels []string
 }
 
 func newSelectChoice(withAuto bool, ids, labels []string, changed func()) *selectChoice {
 	c := &selectChoice{}
-	c.sel = widget.NewSelect(nil, func(string) {
+	c.sel = newChoiceSelect(nil, func(string) {
 		if changed != nil {
 			changed()
 		}

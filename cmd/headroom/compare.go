@@ -57,17 +57,17 @@ func newCompareCmd(g *globalOptions) *cobra.Command {
 			}
 			fmt.Fprintf(out, "%s — %s, %d-token prompts, %d generated\n\n", req.Model.ID, loadText(req.Workload), req.Workload.Prompt, req.Workload.Gen)
 			tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "HARDWARE\tFITS\tBEST\t1-USER TOK/S\tTTFT\tTOTAL TOK/S\tUSERS\tTOK/S PER $1K\tTOK/S PER W\tNOTE")
+			fmt.Fprintln(tw, "HARDWARE\tVERDICT\tBEST\t1-USER TOK/S\tTTFT\tTOTAL TOK/S\tUSERS\tTOK/S PER $1K\tTOK/S PER W\tNOTE")
 			for _, r := range rows {
 				name := r.ID
 				if r.Devices > 1 {
 					name = fmt.Sprintf("%d× %s", r.Devices, r.ID)
 				}
 				if !r.Fits {
-					fmt.Fprintf(tw, "%s\tno\t-\t-\t-\t-\t-\t-\t-\t%s\n", name, r.Why)
+					fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t%s\n", name, r.Verdict, r.Why)
 					continue
 				}
-				fmt.Fprintf(tw, "%s\tyes\t%s\t%.1f\t%s\t%.0f\t%d\t%s\t%s\t%s\n", name, r.Best, float64(r.SingleUserTPS), r.TTFT,
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%s\t%.0f\t%d\t%s\t%s\t%s\n", name, r.Verdict, r.Best, float64(r.SingleUserTPS), r.TTFT,
 					float64(r.TotalTPS), r.MaxUsers, perUnit(r.PerDollar, r.PriceUSD), perUnit(r.PerWatt, r.Watts), r.Why)
 			}
 			tw.Flush()
