@@ -18,7 +18,7 @@ type CompareRow struct {
 	// the target, or serves fewer users than asked), FitsWithOffload
 	// (weights stream from system RAM), or DoesNotFit.
 	Verdict Verdict `json:"verdict"`
-	Best     string   `json:"best,omitempty"` // engine + format label
+	Best    string  `json:"best,omitempty"` // engine + format label
 	// SingleUserTPS is decode tok/s for one user with the best config;
 	// TotalTPS and MaxUsers are at the SLO.
 	SingleUserTPS TokensPerSecond `json:"single_user_tps"`
