@@ -130,6 +130,19 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 		return perLayer*Bytes(m.Layers) + head + kv + cb + runtime - Bytes(forcedMoE)*expertLayer, cells, slot, kv, cb
 	}
 	cpuOnly := b == CPU
+	if auto && cpuOnly {
+		// On the CPU the KV cache lives in system RAM beside the weights:
+		// the default context is the largest that fits there, as on a
+		// device (an 8B model's 131072-token default needed 16 GiB of KV
+		// on a 16 GB machine that runs it at 8k).
+		perSeq = cpuAutoContext(s, perSeq, func(per Tokens) Bytes {
+			cells, slot := cellsFor(per)
+			return WeightBytes(m, s.Quant) + kvFor(cells) + LlamaCppComputeBuffer(m, ub, slot, fa)
+		})
+		if perSeq < m.MaxContext {
+			r.Reasons = append(r.Reasons, fmt.Sprintf("context set to %s per sequence (the model allows %s) to fit in system RAM", perSeq, m.MaxContext))
+		}
+	}
 	if auto && !cpuOnly {
 		// Like llama.cpp --fit: lower the context (not below 4096 cells
 		// per slot) before moving layers off the device.
@@ -249,7 +262,7 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 			r.Verdict = DoesNotFit
 			r.Reasons = append(r.Reasons, fmt.Sprintf("the CPU-side embedding (%s) does not fit the %s of system RAM left", hostNeed, hostAvail))
 		}
-	case !fullOnDev && (!known || hostNeed <= hostAvail) && (gl > 0 || cpuOnly):
+	case !fullOnDev && (known && hostNeed <= hostAvail || !known && hostNeed <= unknownHostRAM) && (gl > 0 || cpuOnly):
 		r.Verdict = FitsWithOffload
 		if cpuOnly {
 			r.Verdict = Fits
@@ -269,6 +282,8 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 			r.Reasons = append(r.Reasons, fmt.Sprintf("even with no layers offloaded the device needs %s (compute buffer and output) but offers %s", onDev, dev))
 		case known:
 			r.Reasons = append(r.Reasons, fmt.Sprintf("%s must stay in system RAM but only %s is free", hostNeed, max(hostAvail, 0)))
+		case hostNeed > unknownHostRAM:
+			r.Reasons = append(r.Reasons, fmt.Sprintf("%s would have to stay in system RAM, more than the %s any workstation this plan assumes holds; pass --host-memory if this machine has it", hostNeed, unknownHostRAM))
 		default:
 			r.Reasons = append(r.Reasons, "not even one layer fits on the device")
 		}
@@ -313,4 +328,26 @@ func fitTransformers(s Scenario, b Backend) FitResult {
 		r.Advice = adviceMoreMemory(s, -r.Breakdown.Free, w, kv+act+rt, dev)
 	}
 	return r
+}
+
+// unknownHostRAM is the most system RAM a plan assumes when the machine's
+// is not known (a catalog device, no --host-memory): unknown RAM is not
+// unlimited RAM. 256 GiB is the most a workstation board takes with
+// unbuffered DIMMs (4 × 64 GB DDR5 UDIMMs [U]); a server with more says so
+// with --host-memory.
+const unknownHostRAM = 256 * GiB
+
+// cpuAutoContext halves a CPU-only configuration's per-sequence context
+// from perSeq until need(context) fits in the system RAM the scenario has,
+// not below 4096 tokens (llama.cpp --fit-ctx's floor); unchanged when the
+// RAM is not known.
+func cpuAutoContext(s Scenario, perSeq Tokens, need func(Tokens) Bytes) Tokens {
+	avail, known := hostAvailable(s, 0)
+	if !known {
+		return perSeq
+	}
+	for perSeq > 4096 && need(perSeq) > avail {
+		perSeq /= 2
+	}
+	return perSeq
 }
