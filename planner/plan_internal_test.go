@@ -66,16 +66,20 @@ func TestPlanPerfModelMemoMatches(t *testing.T) {
 func TestDevicesForWeights(t *testing.T) {
 	const g = float64(GiB)
 	for _, c := range []struct {
-		total       float64
-		fixed, budg Bytes
-		want        int
+		total              float64
+		fixed, budg, minKV Bytes
+		want               int
 	}{
-		{10 * g, 2 * GiB, 20 * GiB, 1},           // 12 ≤ 16
-		{131.4 * g, 4 * GiB, 72 * GiB, 4},        // 70B BF16 on 80 GB: 65.7+4 > 57.6, 32.9+4 ≤ 57.6
-		{626.8 * g, 2 * GiB, 216 * GiB / 10, 42}, // DeepSeek-R1 FP8 on 24 GB cards: 626.8/(17.28−2) = 41.02
-		{100 * g, 20 * GiB, 20 * GiB, 16},        // overheads alone exceed the KV-room budget
+		{10 * g, 2 * GiB, 20 * GiB, 0, 1},           // 12 ≤ 16
+		{131.4 * g, 4 * GiB, 72 * GiB, 0, 4},        // 70B BF16 on 80 GB: 65.7+4 > 57.6, 32.9+4 ≤ 57.6
+		{626.8 * g, 2 * GiB, 216 * GiB / 10, 0, 42}, // DeepSeek-R1 FP8 on 24 GB cards: 626.8/(17.28−2) = 41.02
+		{100 * g, 20 * GiB, 20 * GiB, 0, 16},        // overheads alone exceed the KV-room budget
+		// 70B BF16 on 4090s (21.6 GiB budget): no degree leaves a fifth,
+		// but 8 leave 2 GiB each, more than a 2048-token sequence's 640 MiB
+		// of KV: --devices 8 fits (it had said "even 8 are too small").
+		{131.4 * g, 2642 << 20, 216 * GiB / 10, 640 << 20, 8},
 	} {
-		if got := devicesForWeights(c.total, c.fixed, c.budg); got != c.want {
+		if got := devicesForWeights(c.total, c.fixed, c.budg, c.minKV); got != c.want {
 			t.Errorf("devicesForWeights(%.0f GiB, %s, %s) = %d, want %d", c.total/g, c.fixed, c.budg, got, c.want)
 		}
 	}
