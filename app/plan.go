@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/headroom-planner/headroom/planner"
@@ -41,6 +42,26 @@ func (p PlanAnswer) Best(engine planner.EngineID) (planner.Candidate, bool) {
 		}
 	}
 	return planner.Candidate{}, false
+}
+
+// Shortfall says how the best configuration falls short of the users the
+// workload asks for (a closed loop of N users): "" when it serves them all
+// within the target, or for an arrival-rate workload (its own notes say
+// whether it keeps up). "users=64 --slo ttft=100ms" on one GPU had printed
+// "Best: … 1 user" and exited 0.
+func (p PlanAnswer) Shortfall() string {
+	w := p.Request.Workload
+	best, ok := p.Best("")
+	if !ok || w.Rate > 0 || w.Concurrency <= 1 || best.Concurrency >= w.Concurrency {
+		return ""
+	}
+	replicas := (w.Concurrency + best.Concurrency - 1) / best.Concurrency
+	target := "the target"
+	if p.Request.SLO != (planner.SLO{}) {
+		target = "the target (" + p.Request.SLO.String() + ")"
+	}
+	return fmt.Sprintf("no configuration serves %d users within %s: the best serves %s at once; %d replicas of it, a looser target, or more devices would serve them",
+		w.Concurrency, target, planner.Plural(best.Concurrency, "user"), replicas)
 }
 
 // Plan ranks configurations (engine × format × KV type × concurrency × TP)

@@ -127,6 +127,10 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planOptions) error {
 	} else {
 		printPlan(out, ans.Request, ans.Result, ans.Machine.Note, o.top)
 	}
+	short := ans.Shortfall()
+	if short != "" && !o.jsonOut {
+		fmt.Fprintf(out, "\nWarning: %s.\n", short)
+	}
 	best, ok := ans.Best(emit)
 	if !ok {
 		if o.emit != "" {
@@ -146,7 +150,7 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planOptions) error {
 			return err
 		}
 	}
-	if !best.MeetsSLO {
+	if !best.MeetsSLO || short != "" {
 		return withCode(exitMissSLO, nil)
 	}
 	return nil
