@@ -145,4 +145,3 @@ func (s *session) manifest(ctx context.Context, r Ref) (Manifest, []string, erro
 	_ = s.cache.Put(key, rep.body)
 	return m, nil, nil
 }
-
