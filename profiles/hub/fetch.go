@@ -95,10 +95,12 @@ type reply struct {
 	start int64
 }
 
-// get requests u, optionally with Range bytes=off-(off+n-1) (n > 0), and
-// reads at most limit bytes of the body (the rest is never received: the
-// connection is closed). A 200 answer to a ranged request (a server that
-// ignores Range) is read from the start up to off+n, within the caps.
+// get requests u, optionally with Range bytes=off-(off+n-1) (n > 0). A
+// whole-file request reads at most limit bytes of the body, a ranged one
+// the n bytes asked; a 200 answer to a ranged request (a server that
+// ignores Range) is read from the start up to off+n. The rest of a body is
+// never received (the connection is closed), and the file's and the
+// reference's caps hold throughout.
 func (s *session) get(ctx context.Context, u string, t target, off, n, limit int64, b *budget) (reply, error) {
 	if s.opt.Offline {
 		return reply{}, fmt.Errorf("%s: %w", t.repo, ErrOffline)
@@ -148,7 +150,7 @@ func (s *session) get(ctx context.Context, u string, t target, off, n, limit int
 	default:
 		r.total = resp.ContentLength
 		if n > 0 {
-			want = min(want, off+n)
+			want = off + n // Range ignored: the prefix comes first
 		}
 	}
 	if b.size < 0 {
@@ -230,10 +232,10 @@ func (s *session) statusError(resp *http.Response, u string, t target, tokenSent
 	code := resp.Header.Get("X-Error-Code")
 	page := s.opt.Endpoint + "/" + t.repo
 	switch {
-	case code == "RepoNotFound" && (resp.StatusCode != http.StatusUnauthorized || tokenSent):
-		return &NotFoundError{What: "repository", Name: t.repo, Hint: "check the spelling, or set HF_TOKEN if it is private"}
+	case code == "RepoNotFound" && tokenSent:
+		return &NotFoundError{What: "repository", Name: t.repo, Hint: "check the spelling; the token has no access to a private repository of that name"}
 	case code == "RepoNotFound":
-		return &AuthError{Repo: t.repo, Status: resp.StatusCode, Page: page}
+		return &NotFoundError{What: "repository", Name: t.repo, Hint: "check the spelling, or set HF_TOKEN if it is private"}
 	case code == "RevisionNotFound":
 		return &NotFoundError{What: "revision", Name: t.name, Repo: t.repo}
 	case code == "EntryNotFound":

@@ -7,11 +7,15 @@ import (
 	"io"
 )
 
+// maxStep bounds how far one growth reads ahead of what was asked, so
+// that the bytes read past a header stay below it.
+const maxStep = 2 << 20
+
 // remoteFile is an io.ReaderAt over the start of a remote file: it keeps
 // the prefix received so far and, when a parser reads past it, asks for
-// more by a Range request, at least doubling the prefix each time, within
-// the file's byte cap. It never reads past what the parser asks for by
-// more than that doubling, so the weights after a header are not fetched.
+// more by a Range request, doubling the prefix (by at most maxStep) within
+// the file's byte cap. It never reads more than maxStep past what the parser
+// asks for, so the weights after a header are not fetched.
 type remoteFile struct {
 	s    *session
 	ctx  context.Context
@@ -75,7 +79,7 @@ func (f *remoteFile) grow(end int64) error {
 		return f.err
 	}
 	have := int64(len(f.buf))
-	want := max(end, 2*have, f.first)
+	want := max(end, min(2*have, have+maxStep), f.first)
 	if f.size >= 0 {
 		want = min(want, f.size)
 	}
