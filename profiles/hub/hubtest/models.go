@@ -178,7 +178,9 @@ func Qwen3GGUF(typ string, parts int) ([]File, int64, error) {
 		mat := func(n string, shape ...int64) gguf.TensorInfo {
 			return gguf.TensorInfo{Name: p + n, Type: pick(n, i), Shape: shape}
 		}
-		norm := func(n string, w int64) gguf.TensorInfo { return gguf.TensorInfo{Name: p + n, Type: "F32", Shape: []int64{w}} }
+		norm := func(n string, w int64) gguf.TensorInfo {
+			return gguf.TensorInfo{Name: p + n, Type: "F32", Shape: []int64{w}}
+		}
 		ts = append(ts, norm("attn_norm.weight", d), mat("attn_q.weight", d, heads*hd), mat("attn_k.weight", d, kvHeads*hd),
 			mat("attn_v.weight", d, kvHeads*hd), mat("attn_output.weight", heads*hd, d),
 			norm("attn_q_norm.weight", hd), norm("attn_k_norm.weight", hd), norm("ffn_norm.weight", d),
