@@ -52,7 +52,10 @@ func (r Ref) String() string {
 	switch r.Kind {
 	case KindOllama:
 		name := strings.TrimPrefix(r.Repo, "library/")
-		return "ollama:" + name + ":" + r.tag()
+		if r.Revision == "" {
+			return "ollama:" + name
+		}
+		return "ollama:" + name + ":" + r.Revision
 	case KindHubGGUF:
 		return "hf.co/" + r.Repo + ":" + r.Quant
 	}
