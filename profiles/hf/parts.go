@@ -83,11 +83,14 @@ type modelOptConfig struct {
 // the config (name labels errors and Source), the quantization from
 // hf_quant_config.json when config.json has none, then the tensors as
 // ReadDir applies them (exact FileBytes; exact Params for float
-// checkpoints). A tensor with a duplicate name is an error.
+// checkpoints). A tensor with a duplicate name is an error. A config.json
+// without a decoder's fields (an architecture with its own field names)
+// still gives a model when the headers do: genericModel's estimate,
+// labelled with GenericNote.
 func FromParts(p Parts, name string) (planner.Model, error) {
 	m, err := ParseConfig(p.Config, name)
 	if err != nil {
-		return planner.Model{}, err
+		return fallbackGeneric(p, name, err)
 	}
 	if len(p.QuantConfig) > 0 {
 		if err := applyModelOpt(&m, p.QuantConfig, name); err != nil {

@@ -255,9 +255,13 @@ func (s *session) resolveSafetensors(ctx context.Context, r Ref, info ModelInfo)
 	m.Source = strings.Replace(m.Source, "config.json "+r.Repo+"/config.json",
 		fmt.Sprintf("Hugging Face %s@%s: config.json", r.Repo, info.SHA[:12]), 1)
 	res.Model, res.Quant = m, m.FileQuant
-	if !hf.KnownArch(m.Arch) {
+	switch {
+	case m.Notes == hf.GenericNote:
 		res.Generic = true
-		res.Notes = append(res.Notes, fmt.Sprintf("architecture %q is not one Headroom models specifically: a generic decoder estimate from config.json and the tensor shapes", m.Arch))
+		res.Notes = append(res.Notes, fmt.Sprintf("architecture %q: %s", m.Arch, hf.GenericNote))
+	case !hf.KnownArch(m.Arch):
+		res.Generic = true
+		res.Notes = append(res.Notes, fmt.Sprintf("architecture %q is not one Headroom models specifically: a generic decoder reading of config.json, weights exact from the headers", m.Arch))
 	}
 	return res, nil
 }
