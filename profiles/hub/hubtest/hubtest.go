@@ -55,6 +55,8 @@ type Repo struct {
 	ID    string
 	SHA   string
 	Gated bool
+	// Downloads orders search results.
+	Downloads int
 	// Token is the one token that has accepted a gated repository's
 	// licence.
 	Token string
@@ -204,6 +206,10 @@ func (s *Server) serveHub(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := strings.Trim(r.URL.Path, "/")
+	if p == "api/models" {
+		s.serveSearch(w, r)
+		return
+	}
 	if rest, ok := strings.CutPrefix(p, "api/models/"); ok {
 		s.serveAPI(w, r, rest)
 		return
@@ -319,6 +325,45 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, rest string) {
 		"_id": "66a0c0ffee", "id": repo.ID, "modelId": repo.ID, "sha": repo.SHA, "private": false,
 		"gated": gated, "disabled": false, "library_name": "transformers", "siblings": sib,
 	})
+	w.Header().Set("Content-Type", "application/json")
+	s.write(w, body)
+}
+
+// serveSearch answers GET /api/models?search=S&author=A: the
+// repositories of author A (any author when absent) whose names contain S
+// (case-insensitive), most downloaded first, at most limit.
+func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	search, author := strings.ToLower(q.Get("search")), q.Get("author")
+	limit, err := strconv.Atoi(q.Get("limit"))
+	if err != nil || limit <= 0 {
+		limit = 1000
+	}
+	s.mu.Lock()
+	var found []*Repo
+	for _, repo := range s.repos {
+		org, name, _ := strings.Cut(repo.ID, "/")
+		if (author == "" || author == org) && strings.Contains(strings.ToLower(name), search) {
+			found = append(found, repo)
+		}
+	}
+	s.mu.Unlock()
+	sort.Slice(found, func(i, j int) bool {
+		if found[i].Downloads != found[j].Downloads {
+			return found[i].Downloads > found[j].Downloads
+		}
+		return found[i].ID < found[j].ID
+	})
+	type hit struct {
+		ID        string `json:"id"`
+		ModelID   string `json:"modelId"`
+		Downloads int    `json:"downloads"`
+	}
+	out := []hit{}
+	for _, repo := range found[:min(len(found), limit)] {
+		out = append(out, hit{repo.ID, repo.ID, repo.Downloads})
+	}
+	body, _ := json.Marshal(out)
 	w.Header().Set("Content-Type", "application/json")
 	s.write(w, body)
 }

@@ -303,6 +303,15 @@ func (s *Server) Standard() (Expected, error) {
 	if err := s.AddOllama("library/qwen3", "32b", Qwen3Digest, q4[0]); err != nil {
 		return e, err
 	}
+	// Repositories search must pass over: the base model (no GGUF), a
+	// more downloaded fine-tune whose name also matches, and a repository
+	// without the Q4_K_M file.
+	s.AddRepo(&Repo{ID: "Qwen/Qwen3-32B", SHA: "9216db5781bf21249d130ec9da846c4624c16137", Downloads: 900,
+		Files: map[string]File{"README.md": {Head: []byte("# Qwen3-32B\n"), Size: 12}}})
+	s.AddRepo(&Repo{ID: "unsloth/Qwen3-32B-abliterated-GGUF", SHA: "1111111111111111111111111111111111111111", Downloads: 5000,
+		Files: map[string]File{"Qwen3-32B-abliterated-Q4_K_M.gguf": q4[0]}})
+	s.AddRepo(&Repo{ID: "bartowski/Qwen_Qwen3-32B-GGUF", SHA: "2222222222222222222222222222222222222222", Downloads: 100,
+		Files: map[string]File{"Qwen_Qwen3-32B-Q6_K.gguf": q4[0]}})
 	llama, err := Fixture("meta-llama/Llama-3.1-8B", "config.json")
 	if err != nil {
 		return e, err
