@@ -90,6 +90,9 @@ var (
 	ollamaTag  = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
 	revisionRE = regexp.MustCompile(`^[A-Za-z0-9._/-]{1,200}$`)
 	quantRE    = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+	// ggufQuantRE matches ggml quant names (Q4_K_M, IQ4_XS, UD-Q4_K_XL,
+	// TQ1_0, BF16, F16, MXFP4), not checkpoint formats such as awq-int4.
+	ggufQuantRE = regexp.MustCompile(`(?i)^(ud-)?(i?q[1-8]_?[a-z0-9_]*|tq[12]_0|bf16|f16|f32|mxfp4[a-z0-9_]*)$`)
 )
 
 // IsRemote reports whether s has the form of a remote reference (a Hub
@@ -117,9 +120,11 @@ func IsRemote(s string) bool {
 //	ollama:NAME[:TAG], ollama:NS/NAME[:TAG]   an Ollama tag
 //	NAME:TAG                               an Ollama tag, only with bareOllama
 //
-// quant (from a -q flag; may be "") selects the GGUF file where the
-// reference does not; for a repository whose name ends in -GGUF without
-// any quant, Q4_K_M is used (llama.cpp's -hf default). URLs are read by
+// quant (from a -q flag; may be "") selects the GGUF file of a repository
+// whose name contains "GGUF" when it is a ggml quant name (Q4_K_M,
+// IQ4_XS ...); without one, Q4_K_M is used (llama.cpp's -hf default).
+// Other repositories stay KindHub whatever quant says (a checkpoint
+// format such as awq-int4 is the caller's concern). URLs are read by
 // their path, so a mirror's URLs work as well as huggingface.co's.
 func ParseRef(s, quant string, bareOllama bool) (Ref, error) {
 	s = strings.TrimSpace(s)
@@ -174,11 +179,11 @@ func parseHubPath(s, quant string) (Ref, error) {
 		return Ref{}, fmt.Errorf("model reference %q: want ORG/NAME (letters, digits, '-', '_', '.')", s)
 	}
 	r.Repo = s
-	if r.Kind == KindHub && quant != "" {
-		r.Kind, r.Quant = KindHubGGUF, quant
-	}
-	if r.Kind == KindHub && strings.HasSuffix(strings.ToLower(s), "-gguf") {
+	if r.Kind == KindHub && strings.Contains(strings.ToLower(s), "gguf") {
 		r.Kind, r.Quant = KindHubGGUF, "Q4_K_M"
+		if ggufQuantRE.MatchString(quant) {
+			r.Quant = quant
+		}
 	}
 	if r.Kind == KindHubGGUF && !quantRE.MatchString(r.Quant) {
 		return Ref{}, fmt.Errorf("model reference %q: quant %q is not a GGUF quant name such as Q4_K_M", s, r.Quant)
