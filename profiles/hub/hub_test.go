@@ -14,10 +14,11 @@ import (
 )
 
 // readAhead bounds the weight bytes a resolution may receive past the
-// headers: one growth step of a GGUF read (2 MiB) plus the first 64 KiB
-// asked of a safetensors shard, per file. The fixtures' weights are 20 to
-// 42 GB, so this proves they were not downloaded.
-const readAhead = 2<<20 + 64<<10
+// headers, per file: one growth step of a GGUF read (1 MiB) and the
+// header parser's 64 KiB buffer, or the first 64 KiB asked of a
+// safetensors shard. The fixtures' weights are 20 to 42 GB, so this proves
+// they were not downloaded.
+const readAhead = 1<<20 + 64<<10
 
 // fakeHub starts the fake Hub with the standard models.
 func fakeHub(t *testing.T) (*hubtest.Server, hubtest.Expected) {
@@ -92,9 +93,16 @@ func TestResolveReadsHeadersOnly(t *testing.T) {
 
 func TestAWQModelGeometry(t *testing.T) {
 	s, e := fakeHub(t)
-	res, err := hub.Resolve(context.Background(), "Qwen/Qwen2.5-72B-Instruct-AWQ", "", options(t, s))
+	opt := options(t, s)
+	var last hub.Progress
+	calls := 0
+	opt.OnProgress = func(p hub.Progress) { last, calls = p, calls+1 }
+	res, err := hub.Resolve(context.Background(), "Qwen/Qwen2.5-72B-Instruct-AWQ", "", opt)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if calls == 0 || last.RefRead != res.BytesRead || last.Read > last.RefRead {
+		t.Errorf("progress: %d calls, last %+v; resolution read %d bytes", calls, last, res.BytesRead)
 	}
 	m := res.Model
 	if m.ID != "Qwen/Qwen2.5-72B-Instruct-AWQ" || m.Hidden != 8192 || m.FFN != 29696 || m.KVHeads != 8 || m.Vocab != 152064 || !m.GatedMLP || m.TiedEmbeddings {

@@ -9,7 +9,7 @@ import (
 
 // maxStep bounds how far one growth reads ahead of what was asked, so
 // that the bytes read past a header stay below it.
-const maxStep = 2 << 20
+const maxStep = 1 << 20
 
 // remoteFile is an io.ReaderAt over the start of a remote file: it keeps
 // the prefix received so far and, when a parser reads past it, asks for
