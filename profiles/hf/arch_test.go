@@ -98,3 +98,50 @@ func tensor(name string, shape ...int64) planner.Tensor {
 	}
 	return planner.Tensor{Name: name, Type: "F32", Elements: n, Bytes: planner.Bytes(4 * n), Shape: shape}
 }
+
+// TestMoreArchitectures reads one config of each further family the
+// issue names and checks the geometry the planner uses and the parameter
+// totals against the model cards.
+func TestMoreArchitectures(t *testing.T) {
+	cases := []struct {
+		dir                 string
+		arch, quant         string
+		layers, kvHeads     int
+		experts, topK       int
+		mla, tied           bool
+		params, active, tol float64
+	}{
+		// Phi-4: 14.7B (model card).
+		{"phi-4", "phi3", "bf16", 40, 10, 0, 0, false, false, 14.7e9, 14.7e9, 0.01},
+		// GLM-4.5-Air: 106B total, 12B active (model card, without the
+		// 1.24B embedding and head counted here; the one
+		// multi-token-prediction layer is left out).
+		{"glm-4.5-air", "glm4_moe", "bf16", 46, 8, 128, 8, false, false, 106e9, 13.24e9, 0.03},
+		// Kimi-K2: 1.04T total, 32B active (model card); FP8 blocks.
+		{"kimi-k2-instruct", "kimi_k2", "fp8", 61, 64, 384, 8, true, false, 1.04e12, 32.6e9, 0.03},
+		// Command-R v01: 35B with tied embeddings (CohereConfig default).
+		{"c4ai-command-r-v01", "cohere", "f16", 40, 64, 0, 0, false, true, 35e9, 35e9, 0.01},
+		// OLMo-2-1124-7B: 7.30B (model card), float32 checkpoint.
+		{"olmo-2-1124-7b", "olmo2", "f32", 32, 32, 0, 0, false, false, 7.30e9, 7.30e9, 0.01},
+		// Granite-3.3-8B: 8.17B.
+		{"granite-3.3-8b-instruct", "granite", "bf16", 40, 8, 0, 0, false, true, 8.17e9, 8.17e9, 0.01},
+	}
+	for _, c := range cases {
+		t.Run(c.dir, func(t *testing.T) {
+			m, err := ReadConfig(filepath.Join("testdata", c.dir, "config.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Arch != c.arch || m.FileQuant != c.quant || m.Layers != c.layers || m.KVHeads != c.kvHeads ||
+				m.Experts != c.experts || m.TopK != c.topK || (m.MLA != nil) != c.mla || m.TiedEmbeddings != c.tied || !m.GatedMLP {
+				t.Errorf("got %s %s layers %d kv %d experts %d/%d mla %v tied %v gated %v",
+					m.Arch, m.FileQuant, m.Layers, m.KVHeads, m.Experts, m.TopK, m.MLA != nil, m.TiedEmbeddings, m.GatedMLP)
+			}
+			within(t, "Params", m.Params, c.params, c.tol)
+			within(t, "ActiveParams", m.ActiveParams, c.active, c.tol)
+			if !KnownArch(m.Arch) {
+				t.Errorf("arch %q not known", m.Arch)
+			}
+		})
+	}
+}
