@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -20,6 +21,9 @@ type session struct {
 	client  *http.Client
 	hubHost string
 	cache   Cache
+	// mu guards refRead and serialises OnProgress calls: shard headers
+	// are read by several goroutines.
+	mu      sync.Mutex
 	refRead int64
 }
 
@@ -179,16 +183,12 @@ func (s *session) readBody(ctx context.Context, body io.Reader, want int64, b *b
 		if n > 0 {
 			stall.Reset(s.opt.StallTimeout)
 			b.read += int64(n)
-			s.refRead += int64(n)
 			out = append(out, chunk[:n]...)
 			if b.read > b.max {
 				return nil, fmt.Errorf("%s: %w: more than %d bytes received for one file (a server ignoring Range?)", b.name, ErrCapExceeded, b.max)
 			}
-			if s.refRead > int64(s.opt.MaxRefBytes) {
-				return nil, fmt.Errorf("%s: %w: more than %d bytes received for one model", b.name, ErrCapExceeded, s.opt.MaxRefBytes)
-			}
-			if s.opt.OnProgress != nil {
-				s.opt.OnProgress(Progress{File: b.name, Read: b.read, Total: b.size, RefRead: s.refRead})
+			if err := s.received(b, int64(n)); err != nil {
+				return nil, err
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -199,6 +199,28 @@ func (s *session) readBody(ctx context.Context, body io.Reader, want int64, b *b
 		}
 	}
 	return out, nil
+}
+
+// received counts n bytes against the reference's cap and reports
+// progress.
+func (s *session) received(b *budget, n int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refRead += n
+	if s.refRead > int64(s.opt.MaxRefBytes) {
+		return fmt.Errorf("%s: %w: more than %d bytes received for one model", b.name, ErrCapExceeded, s.opt.MaxRefBytes)
+	}
+	if s.opt.OnProgress != nil {
+		s.opt.OnProgress(Progress{File: b.name, Read: b.read, Total: b.size, RefRead: s.refRead})
+	}
+	return nil
+}
+
+// bytesRead is what the resolution has received so far.
+func (s *session) bytesRead() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refRead
 }
 
 // cause prefers the reason the request's context was cancelled (a stall,

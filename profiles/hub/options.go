@@ -68,8 +68,9 @@ type Options struct {
 	// MaxFileBytes and MaxRefBytes cap the bytes received; zero = defaults.
 	MaxFileBytes planner.Bytes
 	MaxRefBytes  planner.Bytes
-	// OnProgress, when set, is called as bytes arrive (from the resolving
-	// goroutine; keep it quick).
+	// OnProgress, when set, is called as bytes arrive: from the goroutines
+	// reading headers (up to 6 at once), one call at a time; keep it quick
+	// and hand UI work to the UI thread.
 	OnProgress func(Progress)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/headroom-planner/headroom/planner"
 	"github.com/headroom-planner/headroom/profiles/hf"
@@ -74,8 +75,8 @@ func ResolveRef(ctx context.Context, r Ref, opt Options) (Result, error) {
 		return Result{}, fmt.Errorf("resolve %s: %w", r, err)
 	}
 	res.Ref = r
-	res.BytesRead = s.refRead
-	res.FromCache = s.refRead == 0
+	res.BytesRead = s.bytesRead()
+	res.FromCache = res.BytesRead == 0
 	res.WeightBytes = res.Model.FileBytes
 	return res, nil
 }
@@ -234,12 +235,17 @@ func (s *session) resolveSafetensors(ctx context.Context, r Ref, info ModelInfo)
 	if err != nil {
 		return Result{}, err
 	}
-	for _, sh := range shards {
-		ts, err := s.safetensorsHeader(ctx, r.Repo, info.SHA, sh)
-		if err != nil {
-			return Result{}, err
-		}
-		parts.Tensors = append(parts.Tensors, ts...)
+	headers := make([][]planner.Tensor, len(shards))
+	err = parallel(ctx, len(shards), func(ctx context.Context, i int) error {
+		ts, err := s.safetensorsHeader(ctx, r.Repo, info.SHA, shards[i])
+		headers[i] = ts
+		return err
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	for i, sh := range shards {
+		parts.Tensors = append(parts.Tensors, headers[i]...)
 		res.Files = append(res.Files, sh.Path)
 	}
 	if len(shards) > 0 {
@@ -347,4 +353,49 @@ func (s *session) openHeader(ctx context.Context, key, u string, t target, size,
 		return nil, false, fmt.Errorf("%s of %s: the server did not say the file's size", t.name, t.repo)
 	}
 	return rf, false, nil
+}
+
+// workers bounds the headers read at once: enough to hide round trips on
+// checkpoints of 100+ shards, few enough to be polite to the Hub.
+const workers = 6
+
+// parallel runs f for 0..n-1 on up to workers goroutines and returns the
+// first error; after one, the others are cancelled and no new ones start.
+func parallel(ctx context.Context, n int, f func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		first    error
+		next     int
+		nWorkers = min(workers, n)
+	)
+	for w := 0; w < nWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := first != nil || i >= n
+				mu.Unlock()
+				if stop {
+					return
+				}
+				if err := f(ctx, i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+						cancel()
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
 }
