@@ -351,3 +351,25 @@ func TestCacheListAndClear(t *testing.T) {
 		t.Errorf("after Clear: %d entries, error %v", len(entries), err)
 	}
 }
+
+// TestCorruptShardNamed checks that a bad header in one of eleven shards,
+// read in parallel, fails the resolution with that shard's name.
+func TestCorruptShardNamed(t *testing.T) {
+	s, _ := fakeHub(t)
+	repo, _, err := hubtest.QwenAWQ()
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.ID = "someone/corrupt-AWQ"
+	const bad = "model-00007-of-00011.safetensors"
+	f := repo.Files[bad]
+	head := append([]byte(nil), f.Head...)
+	copy(head[8:], `{"x": oops`)
+	f.Head = head
+	repo.Files[bad] = f
+	s.AddRepo(repo)
+	_, err = hub.Resolve(context.Background(), repo.ID, "", options(t, s))
+	if err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("error %v, want one naming %s", err, bad)
+	}
+}
