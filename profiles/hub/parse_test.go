@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -216,4 +217,20 @@ func FuzzParseRef(f *testing.F) {
 			t.Fatalf("ParseRef(%q) accepted an unsafe %+v", s, r)
 		}
 	})
+}
+
+func TestResultJSON(t *testing.T) {
+	r := Result{Ref: Ref{Kind: KindHubGGUF, Repo: "a/b-GGUF", Quant: "Q4_K_M"}, Repo: "a/b-GGUF", Quant: "q4_k_m", WeightBytes: 42}
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"kind":"hub-gguf"`, `"weight_bytes":42`, `"quant":"q4_k_m"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("JSON %s lacks %s", data, want)
+		}
+	}
+	if _, err := json.Marshal(Ref{Kind: Kind(9)}); err == nil {
+		t.Error("an unknown kind marshalled")
+	}
 }

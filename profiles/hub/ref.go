@@ -36,15 +36,15 @@ func (k Kind) String() string {
 
 // Ref is a parsed remote model reference.
 type Ref struct {
-	Kind Kind
+	Kind Kind `json:"kind"`
 	// Repo is ORG/NAME on the Hub, or NAMESPACE/NAME in the Ollama
 	// registry (library/ for official models).
-	Repo string
+	Repo string `json:"repo"`
 	// Revision is a branch, tag or commit on the Hub ("" = main); the tag
 	// for Ollama ("" = latest).
-	Revision string
+	Revision string `json:"revision,omitempty"`
 	// Quant selects a GGUF file on the Hub (Q4_K_M, UD-Q4_K_XL ...).
-	Quant string
+	Quant string `json:"quant,omitempty"`
 }
 
 // String gives the reference back in its canonical form.
@@ -79,6 +79,19 @@ func (r Ref) revision() string {
 		return "main"
 	}
 	return r.Revision
+}
+
+// MarshalText writes the kind as "hub", "hub-gguf" or "ollama".
+func (k Kind) MarshalText() ([]byte, error) {
+	switch k {
+	case KindHub:
+		return []byte("hub"), nil
+	case KindHubGGUF:
+		return []byte("hub-gguf"), nil
+	case KindOllama:
+		return []byte("ollama"), nil
+	}
+	return nil, fmt.Errorf("reference kind %d is not one of hub, hub-gguf, ollama", int(k))
 }
 
 // Hub repository names: ORG/NAME with letters, digits, '-', '_', '.'

@@ -14,34 +14,34 @@ import (
 
 // Result is a resolved reference: the model and where it came from.
 type Result struct {
-	Model planner.Model
-	Ref   Ref
+	Model planner.Model `json:"-"`
+	Ref   Ref           `json:"ref"`
 	// Repo is ORG/NAME on the Hub, or NS/NAME in the Ollama registry.
-	Repo string
+	Repo string `json:"repo"`
 	// Commit is the Hub commit the files were read at, or the Ollama model
 	// layer's digest.
-	Commit string
+	Commit string `json:"commit"`
 	// Files are the files whose headers or contents were read (repository
 	// paths; a digest for Ollama).
-	Files []string
+	Files []string `json:"files"`
 	// Quant is the weight format as a catalog quant id
 	// (profiles/catalog/quants.toml: awq-int4, fp8, q4_k_m ...), "" when
 	// not recognised.
-	Quant string
+	Quant string `json:"quant"`
 	// WeightBytes is the exact sum of the tensors' bytes (zero when the
 	// repository has no readable weights; see Notes).
-	WeightBytes planner.Bytes
+	WeightBytes planner.Bytes `json:"weight_bytes"`
 	// BytesRead is what this resolution received over the network (zero
 	// when everything came from the cache).
-	BytesRead int64
+	BytesRead int64 `json:"bytes_read"`
 	// FromCache is true when nothing was requested.
-	FromCache bool
+	FromCache bool `json:"from_cache"`
 	// Generic is true when the architecture is not one Headroom knows and
 	// the model is a generic decoder estimate.
-	Generic bool
+	Generic bool `json:"generic,omitempty"`
 	// Notes say what the user should know (a generic estimate, the cache
 	// used because the network failed ...).
-	Notes []string
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Resolve parses ref (see ParseRef; quant is a -q value or "", and a bare
