@@ -3,6 +3,7 @@ package hub
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrOffline says a reference was needed from the network while offline
@@ -80,6 +81,18 @@ type HTTPError struct {
 	Status int
 	// Message is the server's X-Error-Message or the start of its body.
 	Message string
+	// RetryAfter is the server's Retry-After in seconds; -1 when it gave
+	// none (or gave a date).
+	RetryAfter time.Duration
+}
+
+// busy reports whether the server asked to be called again later.
+func (e *HTTPError) busy() bool {
+	switch e.Status {
+	case 429, 502, 503, 504:
+		return true
+	}
+	return false
 }
 
 // Error implements error.

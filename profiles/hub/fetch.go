@@ -105,10 +105,36 @@ type reply struct {
 // ignores Range) is read from the start up to off+n. The rest of a body is
 // never received (the connection is closed), and the file's and the
 // reference's caps hold throughout.
+//
+// A busy server (429, 502, 503, 504) is asked again up to twice, after its
+// Retry-After (at most maxRetryWait) or 1 then 2 seconds.
 func (s *session) get(ctx context.Context, u string, t target, off, n, limit int64, b *budget) (reply, error) {
 	if s.opt.Offline {
 		return reply{}, fmt.Errorf("%s: %w", t.repo, ErrOffline)
 	}
+	for attempt := 0; ; attempt++ {
+		r, err := s.getOnce(ctx, u, t, off, n, limit, b)
+		var he *HTTPError
+		if attempt == 2 || !errors.As(err, &he) || !he.busy() {
+			return r, err
+		}
+		wait := he.RetryAfter
+		if wait < 0 {
+			wait = time.Second << attempt
+		}
+		select {
+		case <-ctx.Done():
+			return reply{}, fmt.Errorf("GET %s: %w", u, ctx.Err())
+		case <-time.After(min(wait, maxRetryWait)):
+		}
+	}
+}
+
+// maxRetryWait bounds one wait for a busy server.
+const maxRetryWait = 10 * time.Second
+
+// getOnce is one request of get.
+func (s *session) getOnce(ctx context.Context, u string, t target, off, n, limit int64, b *budget) (reply, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -274,7 +300,11 @@ func (s *session) statusError(resp *http.Response, u string, t target, tokenSent
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
 		msg = strings.TrimSpace(string(b))
 	}
-	return &HTTPError{URL: u, Status: resp.StatusCode, Message: msg}
+	he := &HTTPError{URL: u, Status: resp.StatusCode, Message: msg, RetryAfter: -1}
+	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs >= 0 {
+		he.RetryAfter = time.Duration(secs) * time.Second
+	}
+	return he
 }
 
 // req is the request that produced resp (the last hop of redirects).

@@ -255,6 +255,17 @@ func TestServerFaults(t *testing.T) {
 					t.Errorf("error %v, want ErrCapExceeded", err)
 				}
 			}},
+		{"busy twice, then served", hubtest.Faults{Busy: 2}, nil, func(t *testing.T, res hub.Result, err error) {
+			if err != nil || res.WeightBytes != planner.Bytes(e.Qwen3Q4KM) {
+				t.Errorf("weight bytes %d, error %v; want %d after two retries", res.WeightBytes, err, e.Qwen3Q4KM)
+			}
+		}},
+		{"busy three times", hubtest.Faults{Busy: 3}, nil, func(t *testing.T, _ hub.Result, err error) {
+			var he *hub.HTTPError
+			if !errors.As(err, &he) || he.Status != 503 {
+				t.Errorf("error %v, want the 503 after two retries", err)
+			}
+		}},
 		{"stall", hubtest.Faults{Stall: true}, func(o *hub.Options) { o.StallTimeout = 200 * time.Millisecond },
 			func(t *testing.T, _ hub.Result, err error) {
 				if !errors.Is(err, hub.ErrStalled) {

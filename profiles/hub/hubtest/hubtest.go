@@ -75,6 +75,9 @@ type Faults struct {
 	Truncate bool
 	// Down answers every request with a closed connection.
 	Down bool
+	// Busy answers this many requests with 503 and Retry-After: 0 before
+	// serving again.
+	Busy int
 }
 
 // Server is the fake Hub, CDN and registry.
@@ -185,7 +188,16 @@ func (s *Server) begin(w http.ResponseWriter) (Faults, bool) {
 	s.mu.Lock()
 	s.requests++
 	f := s.faults
+	busy := s.faults.Busy > 0
+	if busy {
+		s.faults.Busy--
+	}
 	s.mu.Unlock()
+	if busy {
+		w.Header().Set("Retry-After", "0")
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+		return f, false
+	}
 	if f.Down {
 		if hj, ok := w.(http.Hijacker); ok {
 			if c, _, err := hj.Hijack(); err == nil {
