@@ -38,7 +38,10 @@ func ggufFiles(info ModelInfo) []File {
 // '.', '-', '/' (so Q4_K matches neither Q4_K_M nor IQ4_K).
 func hasQuant(p, quant string) bool {
 	p, quant = strings.ToLower(p), strings.ToLower(quant)
-	for from := 0; ; {
+	if quant == "" {
+		return false
+	}
+	for from := 0; from < len(p); {
 		i := strings.Index(p[from:], quant)
 		if i < 0 {
 			return false
@@ -52,6 +55,7 @@ func hasQuant(p, quant string) bool {
 		}
 		from = i + 1
 	}
+	return false
 }
 
 func isAlnum(c byte) bool {

@@ -234,3 +234,28 @@ func TestResultJSON(t *testing.T) {
 		t.Error("an unknown kind marshalled")
 	}
 }
+
+func FuzzContentRange(f *testing.F) {
+	for _, s := range []string{"bytes 0-99/1000", "bytes */5", "bytes 7-/x", "bytes 9223372036854775807-1/2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		start, total, ok := contentRange(v)
+		if ok && (start < 0 || total < -1) {
+			t.Fatalf("contentRange(%q) = %d, %d", v, start, total)
+		}
+	})
+}
+
+func FuzzPickGGUF(f *testing.F) {
+	f.Add("m-Q4_K_M.gguf", "Q4_K_M")
+	f.Add("Q8_0/m-Q8_0-00001-of-00002.gguf", "q8_0")
+	f.Add("m-UD-Q4_K_XL-00001-of-00001.gguf", "UD-Q4_K_XL")
+	f.Fuzz(func(t *testing.T, name, quant string) {
+		info := ModelInfo{ID: "o/m", SHA: strings.Repeat("a", 40), Files: []File{{Path: name, Size: 1}}}
+		files, err := pickGGUF(info, "o/m", quant)
+		if err == nil && (len(files) != 1 || !hasQuant(files[0].Path, quant)) {
+			t.Fatalf("pickGGUF(%q, %q) = %v", name, quant, files)
+		}
+	})
+}

@@ -99,6 +99,9 @@ func FindArtifact(ctx context.Context, base, quant string, opt Options) (Artifac
 	if i := strings.LastIndex(base, "/"); i >= 0 {
 		org, name = base[:i], base[i+1:]
 	}
+	if quant == "" || name == "" {
+		return Artifact{}, fmt.Errorf("find a checkpoint: want a model name and a quant id, got %q and %q", base, quant)
+	}
 	tokens, isGGUF := formatTokens(quant)
 	if tokens == nil && org != "" {
 		return Artifact{Repo: base, Quant: quant, Launch: base}, nil

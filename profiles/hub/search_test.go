@@ -53,3 +53,11 @@ func TestFindArtifactOffline(t *testing.T) {
 		t.Errorf("error %v, want ErrOffline with advice naming a Qwen3-32B-GGUF repository and the Q4_K_M file", err)
 	}
 }
+
+func TestFindArtifactNeedsNameAndQuant(t *testing.T) {
+	for _, c := range [][2]string{{"Qwen/Qwen3-32B", ""}, {"Qwen/", "q4_k_m"}} {
+		if _, err := hub.FindArtifact(context.Background(), c[0], c[1], hub.Options{Offline: true}); err == nil || errors.Is(err, hub.ErrOffline) {
+			t.Errorf("FindArtifact(%q, %q) = %v, want an argument error", c[0], c[1], err)
+		}
+	}
+}
