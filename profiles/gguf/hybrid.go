@@ -29,7 +29,9 @@ func linearAttention(k *keys, arch string, layers int) *planner.LinearAttention 
 	nk, nv := int64(k.int("ssm.group_count")), int64(k.int("ssm.time_step_rank"))
 	dk, inner := int64(k.int("ssm.state_size")), int64(k.int("ssm.inner_size"))
 	conv := int64(max(k.int("ssm.conv_kernel")-1, 0))
-	if n == 0 || nv == 0 {
+	// Real values are 16/32 heads of 128 and a kernel of 4; larger ones
+	// are corrupt and would overflow the state count.
+	if n == 0 || nv == 0 || nk > 1<<16 || nv > 1<<16 || dk > 1<<14 || inner > 1<<30 || conv > 1<<10 {
 		return nil
 	}
 	dv := inner / nv

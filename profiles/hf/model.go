@@ -15,6 +15,11 @@ const (
 	maxVocab  = 1 << 24
 	maxCount  = 1 << 16 // heads, experts
 	maxCtx    = 1 << 30
+	// maxHeadDim and maxKernel bound linear-attention head widths and
+	// convolution kernels (real ones are 128 and 4), so that a layer's
+	// state stays far inside int64 over every layer.
+	maxHeadDim = 1 << 14
+	maxKernel  = 1 << 10
 )
 
 // defaults are transformers' class defaults for fields that real
@@ -137,8 +142,8 @@ func (c config) validate() error {
 		{"qk_nope_head_dim", c.QKNopeHeadDim, maxWidth}, {"v_head_dim", c.VHeadDim, maxWidth},
 		{"full_attention_interval", c.FullAttentionInterval, maxLayers},
 		{"linear_num_key_heads", c.LinearKeyHeads, maxCount}, {"linear_num_value_heads", c.LinearValueHeads, maxCount},
-		{"linear_key_head_dim", c.LinearKeyHeadDim, maxWidth}, {"linear_value_head_dim", c.LinearValueHeadDim, maxWidth},
-		{"linear_conv_kernel_dim", c.LinearConvKernel, maxWidth}, {"interleave_moe_layer_step", c.InterleaveMoE, maxLayers},
+		{"linear_key_head_dim", c.LinearKeyHeadDim, maxHeadDim}, {"linear_value_head_dim", c.LinearValueHeadDim, maxHeadDim},
+		{"linear_conv_kernel_dim", c.LinearConvKernel, maxKernel}, {"interleave_moe_layer_step", c.InterleaveMoE, maxLayers},
 		{"intermediate_size_mlp", c.IntermediateMLP, maxWidth}, {"attention_chunk_size", c.AttentionChunk, maxCtx},
 	}
 	for _, k := range checks {
