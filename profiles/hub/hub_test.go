@@ -384,3 +384,23 @@ func TestCorruptShardNamed(t *testing.T) {
 		t.Errorf("error %v, want one naming %s", err, bad)
 	}
 }
+
+// TestGGUFOnlyRepository checks that a repository holding only GGUF files,
+// named without a quant, is read as GGUF at Q4_K_M, as llama-server -hf
+// does, and says so.
+func TestGGUFOnlyRepository(t *testing.T) {
+	s, e := fakeHub(t)
+	files, _, err := hubtest.Qwen3GGUF("Q4_K_M", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AddRepo(&hubtest.Repo{ID: "someone/qwen3-32b-quants", SHA: strings.Repeat("3", 40),
+		Files: map[string]hubtest.File{"qwen3-32b.Q4_K_M.gguf": files[0], "qwen3-32b.Q8_0.gguf": files[0]}})
+	res, err := hub.Resolve(context.Background(), "someone/qwen3-32b-quants", "", options(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ref.Kind != hub.KindHubGGUF || res.Ref.Quant != "Q4_K_M" || res.WeightBytes != planner.Bytes(e.Qwen3Q4KM) || len(res.Notes) == 0 {
+		t.Errorf("ref %+v bytes %d notes %v", res.Ref, res.WeightBytes, res.Notes)
+	}
+}

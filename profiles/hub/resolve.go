@@ -74,7 +74,9 @@ func ResolveRef(ctx context.Context, r Ref, opt Options) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("resolve %s: %w", r, err)
 	}
-	res.Ref = r
+	if res.Ref.Kind == 0 {
+		res.Ref = r
+	}
 	res.BytesRead = s.bytesRead()
 	res.FromCache = res.BytesRead == 0
 	res.WeightBytes = res.Model.FileBytes
@@ -106,7 +108,7 @@ func (s *session) resolveHub(ctx context.Context, r Ref) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res.Repo, res.Commit = info.ID, info.SHA
+	res.Ref, res.Repo, res.Commit = r, info.ID, info.SHA
 	if res.Repo == "" {
 		res.Repo = r.Repo
 	}
