@@ -197,3 +197,40 @@ func decodeHeader(data []byte) (prefix []byte, size int64, err error) {
 	}
 	return data[16:], size, nil
 }
+
+// RepoSummary is one repository's share of the cache, for
+// `headroom cache list`.
+type RepoSummary struct {
+	Source   string
+	Repo     string
+	Entries  int
+	Bytes    planner.Bytes
+	Modified time.Time // the newest entry
+}
+
+// Summarize groups entries by source and repository, sorted.
+func Summarize(entries []Entry) []RepoSummary {
+	idx := map[[2]string]int{}
+	var out []RepoSummary
+	for _, e := range entries {
+		k := [2]string{e.Source, e.Repo}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, RepoSummary{Source: e.Source, Repo: e.Repo})
+		}
+		out[i].Entries++
+		out[i].Bytes += e.Bytes
+		if e.Modified.After(out[i].Modified) {
+			out[i].Modified = e.Modified
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Source != out[j].Source {
+			return out[i].Source < out[j].Source
+		}
+		return out[i].Repo < out[j].Repo
+	})
+	return out
+}

@@ -346,6 +346,11 @@ func TestCacheListAndClear(t *testing.T) {
 	if repos["Qwen/Qwen2.5-72B-Instruct-AWQ"] == 0 || repos["library/qwen3"] == 0 {
 		t.Errorf("cache lists %v, want both models", repos)
 	}
+	sum := hub.Summarize(entries)
+	if len(sum) != 2 || sum[0].Source != "hf" || sum[0].Repo != "Qwen/Qwen2.5-72B-Instruct-AWQ" || sum[0].Bytes != repos[sum[0].Repo] ||
+		sum[1].Source != "ollama" || sum[1].Repo != "library/qwen3" || sum[0].Entries < 13 {
+		t.Errorf("summary %+v", sum)
+	}
 	if total > 64<<20 {
 		t.Errorf("cache holds %d bytes: more than metadata", total)
 	}
