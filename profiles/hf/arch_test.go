@@ -145,3 +145,18 @@ func TestMoreArchitectures(t *testing.T) {
 		})
 	}
 }
+
+func TestFP8Scheme(t *testing.T) {
+	cases := []struct {
+		name, body, want string
+	}{
+		{"block", `, "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}`, "FP8 weights with 128×128 block scales (quantization_config.weight_block_size)"},
+		{"per tensor", `, "quantization_config": {"quant_method": "fp8", "activation_scheme": "static"}`, "FP8 weights with per-tensor or per-channel scales"},
+		{"not fp8", `, "quantization_config": {"quant_method": "awq", "bits": 4}`, ""},
+	}
+	for _, c := range cases {
+		if got := parse(t, c.body).Notes; got != c.want {
+			t.Errorf("%s: notes %q, want %q", c.name, got, c.want)
+		}
+	}
+}

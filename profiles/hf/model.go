@@ -108,6 +108,7 @@ func (c config) model(id string) (planner.Model, error) {
 	if native != "" {
 		m.NativeDType = native
 	}
+	m.Notes = c.Quantization.scheme(quant)
 	m.Params, m.ActiveParams = estimateParams(c, m)
 	return m, nil
 }
