@@ -20,12 +20,38 @@ type VisionEncoder struct {
 	ImageTokens   int `toml:"image_tokens" json:"image_tokens"`       // LM tokens of the largest image
 }
 
+// LinearAttention describes the recurrent layers of a hybrid model (Gated
+// DeltaNet in Qwen3-Next, Mamba in Jamba and Nemotron-H): they keep a
+// fixed state per sequence instead of a KV cache that grows with the
+// context (modeling.md §2.4).
+type LinearAttention struct {
+	// Layers is how many of Model.Layers are recurrent.
+	Layers int `toml:"layers" json:"layers"`
+	// StateElements is one layer's state per sequence, in elements:
+	// Gated DeltaNet n_v·d_k·d_v (recurrent) + (conv_k − 1)(2·n_k·d_k +
+	// n_v·d_v) (convolution), modeling.md §2.4.
+	StateElements int64 `toml:"state_elements" json:"state_elements"`
+}
+
+// StateBytesPerSeq is the recurrent state of one sequence over all linear
+// layers, stored in float32 as llama.cpp and vLLM keep it by default
+// (modeling.md §2.4); zero for models without linear layers.
+func (m Model) StateBytesPerSeq() Bytes {
+	if m.Linear == nil {
+		return 0
+	}
+	return Bytes(int64(m.Linear.Layers) * m.Linear.StateElements * 4)
+}
+
 // Tensor is one weight tensor read from a model file.
 type Tensor struct {
 	Name     string `json:"name"`
 	Type     string `json:"type"` // GGUF type name (Q4_K, F16 ...) or safetensors dtype
 	Elements int64  `json:"elements"`
 	Bytes    Bytes  `json:"bytes"`
+	// Shape is the tensor's dimensions as the file stores them
+	// (safetensors: row-major, outermost first); nil when not kept.
+	Shape []int64 `json:"shape,omitempty"`
 }
 
 // Model is a transformer's architecture as far as memory and FLOPs need it.
@@ -53,6 +79,9 @@ type Model struct {
 	SlidingWindow int  `toml:"sliding_window" json:"sliding_window,omitempty"`
 	SlidingLayers int  `toml:"sliding_layers" json:"sliding_layers,omitempty"`
 	MLA           *MLA `toml:"mla" json:"mla,omitempty"`
+	// Linear marks the recurrent layers of a hybrid model; they hold no KV
+	// cache (nil: every layer is attention).
+	Linear *LinearAttention `toml:"linear_attention" json:"linear_attention,omitempty"`
 	// Vision is the image encoder of a multimodal model (nil: text only).
 	Vision         *VisionEncoder `toml:"vision" json:"vision,omitempty"`
 	MaxContext     Tokens         `toml:"max_context" json:"max_context"`
@@ -91,12 +120,17 @@ func (m Model) headDim() int {
 	return 0
 }
 
-// fullLayers is the number of layers attending to the whole context.
+// fullLayers is the number of layers attending to the whole context:
+// neither sliding-window nor recurrent (linear-attention) layers.
 func (m Model) fullLayers() int {
-	if m.SlidingWindow <= 0 {
-		return m.Layers
+	n := m.Layers
+	if m.Linear != nil {
+		n -= m.Linear.Layers
 	}
-	return m.Layers - m.SlidingLayers
+	if m.SlidingWindow > 0 {
+		n -= m.SlidingLayers
+	}
+	return max(n, 0)
 }
 
 // EmbeddingParams is the input embedding plus an untied output head.

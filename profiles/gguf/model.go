@@ -89,6 +89,7 @@ func (h *header) model(name string) (planner.Model, error) {
 		m.MLA = &planner.MLA{KVLoraRank: r, RopeDim: k.int("rope.dimension_count")}
 	}
 	m.Vocab = h.vocab(k)
+	m.Linear = linearAttention(&k, arch, m.Layers)
 	if k.err != nil {
 		return m, k.err
 	}

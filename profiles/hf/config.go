@@ -60,6 +60,21 @@ type config struct {
 	QKNopeHeadDim int `json:"qk_nope_head_dim"`
 	VHeadDim      int `json:"v_head_dim"`
 
+	// Hybrid linear attention (Qwen3-Next Gated DeltaNet).
+	FullAttentionInterval int `json:"full_attention_interval"`
+	LinearKeyHeads        int `json:"linear_num_key_heads"`
+	LinearValueHeads      int `json:"linear_num_value_heads"`
+	LinearKeyHeadDim      int `json:"linear_key_head_dim"`
+	LinearValueHeadDim    int `json:"linear_value_head_dim"`
+	LinearConvKernel      int `json:"linear_conv_kernel_dim"`
+
+	// Llama 4: interleaved MoE layers, a wider dense MLP, chunked local
+	// attention on the RoPE layers.
+	InterleaveMoE   int   `json:"interleave_moe_layer_step"`
+	IntermediateMLP int   `json:"intermediate_size_mlp"`
+	AttentionChunk  int   `json:"attention_chunk_size"`
+	NoRopeLayers    []int `json:"no_rope_layers"`
+
 	Quantization *quantConfig `json:"quantization_config"`
 	TextConfig   *config      `json:"text_config"`
 }

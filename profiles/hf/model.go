@@ -15,14 +15,27 @@ const (
 	maxVocab  = 1 << 24
 	maxCount  = 1 << 16 // heads, experts
 	maxCtx    = 1 << 30
+	// maxHeadDim and maxKernel bound linear-attention head widths and
+	// convolution kernels (real ones are 128 and 4), so that a layer's
+	// state stays far inside int64 over every layer.
+	maxHeadDim = 1 << 14
+	maxKernel  = 1 << 10
 )
 
 // defaults are transformers' class defaults for fields that real
 // config.json files leave out (transformers Gemma3TextConfig: gemma-3
 // configs carry only the fields that differ from it).
+//
+// Qwen3NextConfig's linear-attention defaults (16 key and 32 value heads
+// of 128, a 4-wide convolution, one full-attention layer in 4) and
+// CohereConfig's tied embeddings are in the same table.
 var defaults = map[string]config{
 	"gemma3_text": {Vocab: 262208, MaxPositions: 131072, SlidingWindowPattern: 6, HeadDim: 256,
 		HiddenActivation: "gelu_pytorch_tanh", TieEmbeddings: ptr(true)},
+	"qwen3_next": {FullAttentionInterval: 4, LinearKeyHeads: 16, LinearValueHeads: 32,
+		LinearKeyHeadDim: 128, LinearValueHeadDim: 128, LinearConvKernel: 4},
+	"cohere":  {TieEmbeddings: ptr(true)},
+	"cohere2": {TieEmbeddings: ptr(true)},
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -51,6 +64,21 @@ func (c *config) applyDefaults() {
 	if c.TieEmbeddings == nil {
 		c.TieEmbeddings = d.TieEmbeddings
 	}
+	if c.FullAttentionInterval == 0 {
+		c.FullAttentionInterval = d.FullAttentionInterval
+	}
+	for _, f := range []struct {
+		dst *int
+		def int
+	}{
+		{&c.LinearKeyHeads, d.LinearKeyHeads}, {&c.LinearValueHeads, d.LinearValueHeads},
+		{&c.LinearKeyHeadDim, d.LinearKeyHeadDim}, {&c.LinearValueHeadDim, d.LinearValueHeadDim},
+		{&c.LinearConvKernel, d.LinearConvKernel},
+	} {
+		if *f.dst == 0 {
+			*f.dst = f.def
+		}
+	}
 }
 
 // model maps the config onto planner.Model.
@@ -73,6 +101,7 @@ func (c config) model(id string) (planner.Model, error) {
 		m.KVHeads = m.Heads // absent num_key_value_heads means MHA
 	}
 	m.SlidingWindow, m.SlidingLayers = c.sliding()
+	m.Linear = c.linear()
 	if c.KVLoraRank > 0 {
 		m.MLA = &planner.MLA{KVLoraRank: c.KVLoraRank, RopeDim: c.QKRopeHeadDim}
 	}
@@ -82,6 +111,7 @@ func (c config) model(id string) (planner.Model, error) {
 	if native != "" {
 		m.NativeDType = native
 	}
+	m.Notes = c.Quantization.scheme(quant)
 	m.Params, m.ActiveParams = estimateParams(c, m)
 	return m, nil
 }
@@ -114,6 +144,11 @@ func (c config) validate() error {
 		{"max_window_layers", c.MaxWindowLayers, maxLayers}, {"kv_lora_rank", c.KVLoraRank, maxWidth},
 		{"q_lora_rank", c.QLoraRank, maxWidth}, {"qk_rope_head_dim", c.QKRopeHeadDim, maxWidth},
 		{"qk_nope_head_dim", c.QKNopeHeadDim, maxWidth}, {"v_head_dim", c.VHeadDim, maxWidth},
+		{"full_attention_interval", c.FullAttentionInterval, maxLayers},
+		{"linear_num_key_heads", c.LinearKeyHeads, maxCount}, {"linear_num_value_heads", c.LinearValueHeads, maxCount},
+		{"linear_key_head_dim", c.LinearKeyHeadDim, maxHeadDim}, {"linear_value_head_dim", c.LinearValueHeadDim, maxHeadDim},
+		{"linear_conv_kernel_dim", c.LinearConvKernel, maxKernel}, {"interleave_moe_layer_step", c.InterleaveMoE, maxLayers},
+		{"intermediate_size_mlp", c.IntermediateMLP, maxWidth}, {"attention_chunk_size", c.AttentionChunk, maxCtx},
 	}
 	for _, k := range checks {
 		if k.v < 0 || k.v > k.limit {
@@ -123,8 +158,8 @@ func (c config) validate() error {
 	if e := c.experts(); e > 1 && c.topK() > e {
 		return fmt.Errorf("num_experts_per_tok = %d exceeds the %d experts", c.topK(), e)
 	}
-	if len(c.LayerTypes) > maxLayers {
-		return fmt.Errorf("layer_types has %d entries, more than %d", len(c.LayerTypes), maxLayers)
+	if len(c.LayerTypes) > maxLayers || len(c.NoRopeLayers) > maxLayers {
+		return fmt.Errorf("layer_types or no_rope_layers has more than %d entries", maxLayers)
 	}
 	return nil
 }
@@ -163,7 +198,7 @@ func (c config) topK() int { return max(c.ExpertsPerTok, c.ExpertsPerToken) }
 // gated although its activation is GELU, so the model type is asked first
 // and hidden_act only for unknown types.
 var (
-	gatedTypes = []string{"llama", "mistral", "mixtral", "qwen", "gemma", "deepseek", "phi3", "gpt_oss",
+	gatedTypes = []string{"llama", "mistral", "mixtral", "qwen", "gemma", "deepseek", "kimi", "phi3", "gpt_oss",
 		"olmo", "granite", "cohere", "internlm", "yi", "baichuan", "exaone", "glm", "minicpm", "ernie", "smollm"}
 	plainTypes = []string{"gpt2", "gpt_neox", "gptj", "gpt_bigcode", "falcon", "phi", "starcoder2", "opt",
 		"bloom", "mpt", "bert", "roberta"}
@@ -191,6 +226,9 @@ func (c config) gated() bool {
 // max_window_layers (Qwen2: layers from max_window_layers on slide), the
 // Gemma-2 alternation, else every layer (Mistral-7B-v0.1), modeling.md §2.3.
 func (c config) sliding() (window, layers int) {
+	if c.AttentionChunk > 0 && strings.HasPrefix(c.ModelType, "llama4") {
+		return c.AttentionChunk, c.chunkedLayers()
+	}
 	if c.SlidingWindow <= 0 {
 		return 0, 0
 	}
@@ -217,6 +255,58 @@ func (c config) sliding() (window, layers int) {
 		return c.SlidingWindow, patternLayers(c.Layers, 2)
 	}
 	return c.SlidingWindow, c.Layers
+}
+
+// chunkedLayers counts Llama 4's chunked-attention layers: those with
+// RoPE (no_rope_layers[i] = 1); when the list is absent, transformers'
+// Llama4TextConfig default, every layer but each fourth
+// (no_rope_layers[i] = (i+1) % 4 != 0). Chunked attention keeps at most
+// attention_chunk_size tokens, so it is a sliding window for memory
+// (modeling.md §2.3).
+func (c config) chunkedLayers() int {
+	if len(c.NoRopeLayers) == 0 {
+		return patternLayers(c.Layers, 4)
+	}
+	n := 0
+	for _, v := range c.NoRopeLayers {
+		if v != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// linearLayers counts recurrent layers: "linear_attention" entries of
+// layer_types, else all but every full_attention_interval-th layer
+// (Qwen3-Next: layer i is full attention when (i+1) % interval == 0).
+func (c config) linearLayers() int {
+	if len(c.LayerTypes) > 0 {
+		n := 0
+		for _, t := range c.LayerTypes {
+			if t == "linear_attention" {
+				n++
+			}
+		}
+		return n
+	}
+	if c.FullAttentionInterval > 0 && c.LinearValueHeads > 0 {
+		return patternLayers(c.Layers, c.FullAttentionInterval)
+	}
+	return 0
+}
+
+// linear describes Gated DeltaNet layers (nil without any): per layer and
+// sequence n_v·d_k·d_v recurrent state plus (conv_k − 1)(2·n_k·d_k +
+// n_v·d_v) convolution state (modeling.md §2.4).
+func (c config) linear() *planner.LinearAttention {
+	n := c.linearLayers()
+	if n == 0 {
+		return nil
+	}
+	nk, nv := int64(c.LinearKeyHeads), int64(c.LinearValueHeads)
+	dk, dv := int64(c.LinearKeyHeadDim), int64(c.LinearValueHeadDim)
+	conv := int64(max(c.LinearConvKernel-1, 0))
+	return &planner.LinearAttention{Layers: n, StateElements: nv*dk*dv + conv*(2*nk*dk+nv*dv)}
 }
 
 // patternLayers counts sliding layers when every period-th layer is global:
@@ -262,7 +352,11 @@ func estimateParams(c config, m planner.Model) (total, active planner.Params) {
 	if !m.TiedEmbeddings {
 		emb *= 2
 	}
-	attn := attentionParams(c, m) * L
+	lin := 0.0
+	if m.Linear != nil {
+		lin = float64(m.Linear.Layers)
+	}
+	attn := attentionParams(c, m)*(L-lin) + linearParams(c)*lin
 	mats := 2.0
 	if m.GatedMLP {
 		mats = 3
@@ -273,14 +367,36 @@ func estimateParams(c config, m planner.Model) (total, active planner.Params) {
 		return planner.Params(p), planner.Params(p)
 	}
 	dense := float64(min(c.FirstKDenseReplace, c.Layers))
+	if c.InterleaveMoE > 1 {
+		dense = L - float64(c.Layers/c.InterleaveMoE)
+	}
 	moe := L - dense
-	denseMLP := mats * d * float64(c.Intermediate) * dense
+	denseFFN := float64(c.Intermediate)
+	if c.IntermediateMLP > 0 {
+		denseFFN = float64(c.IntermediateMLP)
+	}
+	denseMLP := mats * d * denseFFN * dense
 	expert := mats * d * float64(m.FFN)
-	shared := float64(c.NSharedExperts)*expert + mats*d*float64(c.SharedExpertFFN)
+	sharedCount := float64(c.NSharedExperts)
+	if strings.HasPrefix(c.ModelType, "llama4") {
+		sharedCount = 1 // Llama 4 MoE layers add one shared expert of the expert width
+	}
+	shared := sharedCount*expert + mats*d*float64(c.SharedExpertFFN)
 	router := d * float64(m.Experts)
 	base := emb + attn + denseMLP + norms + moe*(shared+router)
 	return planner.Params(base + moe*expert*float64(m.Experts)),
 		planner.Params(base + moe*expert*float64(m.TopK))
+}
+
+// linearParams is one Gated DeltaNet layer (transformers
+// Qwen3NextGatedDeltaNet): in_proj_qkvz d·(2·n_k·d_k + 2·n_v·d_v),
+// in_proj_ba d·2·n_v, the depthwise convolution (2·n_k·d_k + n_v·d_v)·k,
+// out_proj n_v·d_v·d.
+func linearParams(c config) float64 {
+	d := float64(c.Hidden)
+	k := float64(c.LinearKeyHeads * c.LinearKeyHeadDim)
+	v := float64(c.LinearValueHeads * c.LinearValueHeadDim)
+	return d*(2*k+2*v) + d*2*float64(c.LinearValueHeads) + (2*k+v)*float64(c.LinearConvKernel) + v*d
 }
 
 // attentionParams is one layer's attention projections.

@@ -1,6 +1,7 @@
 package hf
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,21 @@ type quantConfig struct {
 	LoadIn4bit   bool               `json:"load_in_4bit"` // bitsandbytes
 	LoadIn8bit   bool               `json:"load_in_8bit"`
 	QuantAlgo    string             `json:"quant_algo"` // NVIDIA modelopt
+	// WeightBlockSize is set by block-wise FP8 checkpoints (DeepSeek-V3,
+	// Qwen3-*-FP8: [128, 128]); absent for per-tensor or per-channel FP8.
+	WeightBlockSize []int `json:"weight_block_size"`
+}
+
+// scheme says how an FP8 checkpoint is scaled, which decides its kernels
+// (block-wise scales need vLLM's block FP8 path); "" for other formats.
+func (q *quantConfig) scheme(id string) string {
+	if q == nil || id != "fp8" {
+		return ""
+	}
+	if len(q.WeightBlockSize) == 2 && q.WeightBlockSize[0] > 0 && q.WeightBlockSize[1] > 0 {
+		return fmt.Sprintf("FP8 weights with %d×%d block scales (quantization_config.weight_block_size)", q.WeightBlockSize[0], q.WeightBlockSize[1])
+	}
+	return "FP8 weights with per-tensor or per-channel scales"
 }
 
 // ctGroup is one compressed-tensors scheme.

@@ -136,7 +136,7 @@ func checkEntries(entries map[string]stEntry, dataSize int64) ([]planner.Tensor,
 				name, b, end, nbytes, e.DType, e.Shape)
 		}
 		spans = append(spans, span{name, b, end})
-		ts = append(ts, planner.Tensor{Name: name, Type: e.DType, Elements: elems, Bytes: planner.Bytes(nbytes)})
+		ts = append(ts, planner.Tensor{Name: name, Type: e.DType, Elements: elems, Bytes: planner.Bytes(nbytes), Shape: e.Shape})
 	}
 	sort.Slice(spans, func(i, j int) bool {
 		if spans[i].begin != spans[j].begin {
