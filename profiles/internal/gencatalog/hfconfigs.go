@@ -157,7 +157,7 @@ func configNotes(m planner.Model, src configSource, derived []string) string {
 	if m.FileQuant != "" && m.FileQuant != dtypeQuantID(m.NativeDType) {
 		parts = append(parts, "checkpoint format "+m.FileQuant+" [V] from quantization_config")
 	}
-	if g := archGap(m.Arch); g != "" && len(derived) == 0 {
+	if g := archGap(m.Arch); g != "" && len(derived) == 0 && m.Linear == nil {
 		parts = append(parts, "GAP: "+g)
 	}
 	parts = append(parts, derived...)
