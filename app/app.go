@@ -12,6 +12,7 @@ import (
 	"github.com/headroom-planner/headroom/planner"
 	"github.com/headroom-planner/headroom/probe"
 	"github.com/headroom-planner/headroom/profiles"
+	"github.com/headroom-planner/headroom/profiles/hub"
 	"github.com/headroom-planner/headroom/profiles/modelsrc"
 )
 
@@ -33,6 +34,12 @@ type Options struct {
 	// PCIIDs is a pci.ids file for device names (--pci-ids); "" = the
 	// system's.
 	PCIIDs string
+	// Remote allows model references on the Hugging Face Hub and the
+	// Ollama registry (ORG/NAME, hf.co/…, ollama:…); Hub says where and
+	// how (endpoint, token, cache, offline). A server leaves it off unless
+	// its user enables it.
+	Remote bool
+	Hub    hub.Options
 	// ProbeTimeout bounds one probe (default 10 s).
 	ProbeTimeout time.Duration
 	// Warn receives problems that do not stop the answer (a bad user

@@ -70,15 +70,16 @@ var ErrUnknownServedModel = errors.New("the served model is not in the catalog")
 // EndpointProfile fits a calibration profile from an endpoint's samples for
 // machine mach. served names the model the server runs (a catalog id or a
 // GGUF file; "" = the name the server reports).
-func (a *App) EndpointProfile(mach Machine, served string, s endpoint.Samples) (calibrate.Profile, error) {
+func (a *App) EndpointProfile(ctx context.Context, mach Machine, served string, s endpoint.Samples) (calibrate.Profile, error) {
 	c := a.Catalog()
 	if served == "" {
 		served = strings.TrimSuffix(s.Model, ":latest")
 	}
-	m, err := a.ResolveModel(served)
+	rm, err := a.ResolveModel(ctx, served, s.Quant)
 	if err != nil {
 		return calibrate.Profile{}, fmt.Errorf("%w: %q (%v)", ErrUnknownServedModel, served, err)
 	}
+	m := rm.Model
 	e, err := c.FindEngine(string(s.Engine))
 	if err != nil {
 		return calibrate.Profile{}, asUsage(err)

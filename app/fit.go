@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/headroom-planner/headroom/planner"
+	"github.com/headroom-planner/headroom/profiles/hub"
 )
 
 // FitAnswer is "can I run it?" for one configuration.
@@ -24,6 +25,9 @@ type FitAnswer struct {
 	// Automatic says which format "automatic" chose and why, when the
 	// model's own format does not fit and another does ("" otherwise).
 	Automatic string
+	// Remote is where a model read from the Hub or the Ollama registry
+	// came from (nil for catalog models and local files).
+	Remote *hub.Result
 }
 
 // speedWorkload is the single-user workload FitAnswer.Speed is for.
@@ -37,11 +41,12 @@ var speedWorkload = planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}
 // planner ranks best on this machine (with the engine and KV type the
 // request fixes), said in FitAnswer.Automatic.
 func (a *App) Fit(ctx context.Context, req ScenarioRequest) (FitAnswer, error) {
-	s, mach, err := a.Scenario(ctx, req)
+	s, mach, remote, err := a.scenario(ctx, req)
 	if err != nil {
-		return FitAnswer{Scenario: s, Machine: mach}, err
+		return FitAnswer{Scenario: s, Machine: mach, Remote: remote}, err
 	}
 	ans, err := a.FitScenario(s, mach, req)
+	ans.Remote = remote
 	if err != nil || req.Quant != "" || ans.Fit.Verdict != planner.DoesNotFit {
 		return ans, err
 	}
@@ -50,6 +55,7 @@ func (a *App) Fit(ctx context.Context, req ScenarioRequest) (FitAnswer, error) {
 		return ans, nil
 	}
 	alt.Automatic = fmt.Sprintf("automatic format: %s with %s (the model's own %s does not fit)", alt.Scenario.Quant.ID, alt.Scenario.Engine.Label(), s.Quant.ID)
+	alt.Remote = remote
 	return alt, nil
 }
 

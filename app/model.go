@@ -1,8 +1,13 @@
 package app
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
+
+	"github.com/headroom-planner/headroom/profiles/hub"
 
 	"github.com/headroom-planner/headroom/planner"
 )
@@ -22,24 +27,124 @@ func LooksLikePath(ref string) bool {
 	return err == nil && st.IsDir()
 }
 
-// ResolveModel finds a model: a file or directory (LooksLikePath), else a
-// catalog id or name fragment. An empty reference, an unknown id and an
-// ambiguous fragment are usage errors; unknown ids carry the closest
-// catalog names.
-func (a *App) ResolveModel(ref string) (planner.Model, error) {
+// ResolvedModel is a model and where it came from.
+type ResolvedModel struct {
+	Model planner.Model
+	// Remote is the provenance of a model read from the Hugging Face Hub
+	// or the Ollama registry (repository, commit, files, exact weight
+	// bytes, bytes read); nil for catalog entries and local files.
+	Remote *hub.Result
+}
+
+// ResolveModel finds a model by reference, in this order (so that a
+// remote repository is never mistaken for a catalog entry with a similar
+// name: Qwen/Qwen3-32B-AWQ is not the catalog's Qwen/Qwen3-32B):
+//
+//  1. a file or directory (LooksLikePath): a GGUF, config.json or model dir;
+//  2. hf.co/…, huggingface.co/…, a URL, ollama:…, or anything with @REV:
+//     the Hub or the Ollama registry, never the catalog;
+//  3. an exact catalog id (case-insensitive): the catalog, no network;
+//  4. ORG/NAME: the Hugging Face Hub;
+//  5. a catalog id or name fragment; failing that, a bare NAME:TAG is an
+//     Ollama tag.
+//
+// quant is the format asked for (-q); it picks the file of a GGUF
+// repository. Remote references need Options.Remote; an unknown id, an
+// ambiguous fragment and a missing repository are usage errors with the
+// closest catalog names.
+func (a *App) ResolveModel(ctx context.Context, ref, quant string) (ResolvedModel, error) {
 	ref = strings.TrimSpace(ref)
-	if ref == "" {
-		return planner.Model{}, Usagef("no model given (try `headroom list models`)")
-	}
-	if LooksLikePath(ref) {
+	c := a.Catalog()
+	switch {
+	case ref == "":
+		return ResolvedModel{}, Usagef("no model given (try `headroom list models`)")
+	case LooksLikePath(ref):
 		m, err := a.OpenModelFile(ref)
-		if err != nil {
-			return m, Usage(err)
-		}
-		return m, nil
+		return ResolvedModel{Model: m}, Usage(err)
+	case explicitlyRemote(ref):
+		return a.remoteModel(ctx, ref, quant)
 	}
-	m, err := a.Catalog().FindModel(ref)
-	return m, asUsage(err)
+	for _, m := range c.Models {
+		if strings.EqualFold(m.ID, ref) {
+			return ResolvedModel{Model: m}, nil
+		}
+	}
+	if hub.IsRemote(ref) {
+		return a.remoteModel(ctx, ref, quant)
+	}
+	m, err := c.FindModel(ref)
+	if err == nil {
+		return ResolvedModel{Model: m}, nil
+	}
+	var nf *planner.NotFoundError
+	if errors.As(err, &nf) && strings.Count(ref, ":") == 1 && a.opt.Remote {
+		if rm, rerr := a.remoteModel(ctx, ref, quant); rerr == nil {
+			return rm, nil
+		}
+	}
+	return ResolvedModel{}, asUsage(err)
+}
+
+// explicitlyRemote reports whether ref can only name a remote model.
+func explicitlyRemote(ref string) bool {
+	l := strings.ToLower(ref)
+	for _, p := range []string{"ollama:", "hf.co/", "huggingface.co/", "http://", "https://"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return strings.Contains(ref, "@") && hub.IsRemote(ref)
+}
+
+// remoteModel reads a model's metadata from the Hub or the Ollama
+// registry (configs and headers only, never weights).
+func (a *App) remoteModel(ctx context.Context, ref, quant string) (ResolvedModel, error) {
+	if !a.opt.Remote {
+		return ResolvedModel{}, Usagef("model %q is not in the catalog, and reading models from the Hugging Face Hub or the Ollama registry is not enabled here", ref)
+	}
+	res, err := hub.Resolve(ctx, ref, quant, a.opt.Hub)
+	if err != nil {
+		return ResolvedModel{}, a.remoteError(ref, err)
+	}
+	r := res
+	return ResolvedModel{Model: res.Model, Remote: &r}, nil
+}
+
+// remoteError adds what the user can do to a remote resolution's error:
+// the closest catalog names for a missing repository; offline, auth and
+// not-found are the user's to fix.
+func (a *App) remoteError(ref string, err error) error {
+	var nf *hub.NotFoundError
+	var auth *hub.AuthError
+	switch {
+	case errors.As(err, &nf):
+		if nf.What == "repository" {
+			if near := a.closestModels(ref[strings.LastIndex(ref, "/")+1:]); len(near) > 0 {
+				err = fmt.Errorf("%w; the catalog has %s", err, strings.Join(near, ", "))
+			}
+		}
+		return Usage(err)
+	case errors.As(err, &auth), errors.Is(err, hub.ErrOffline):
+		return Usage(err)
+	}
+	return err
+}
+
+// closestModels are the catalog models a name fragment finds or suggests.
+func (a *App) closestModels(name string) []string {
+	m, err := a.Catalog().FindModel(name)
+	if err == nil {
+		return []string{m.ID}
+	}
+	var nf *planner.NotFoundError
+	var amb *planner.AmbiguousError
+	switch {
+	case errors.As(err, &nf):
+		return nf.Suggestions
+	case errors.As(err, &amb):
+		return amb.Matches
+	}
+	return nil
 }
 
 // DefaultQuant is the weight format a model runs in when none is asked:
@@ -86,4 +191,27 @@ func DefaultEngine(h planner.Hardware, q planner.Quant) planner.EngineID {
 		return planner.VLLM
 	}
 	return planner.LlamaCpp
+}
+
+// ModelCache lists the model-metadata cache (configs and headers read from
+// the Hub and the Ollama registry) by repository, and where it is.
+func (a *App) ModelCache() ([]hub.RepoSummary, string, error) {
+	dir := a.opt.Hub.CacheDir
+	if dir == "" {
+		return nil, "", nil
+	}
+	entries, err := hub.Cache{Dir: dir}.List()
+	if err != nil {
+		return nil, dir, err
+	}
+	return hub.Summarize(entries), dir, nil
+}
+
+// ClearModelCache deletes the model-metadata cache and says where it was.
+func (a *App) ClearModelCache() (string, error) {
+	dir := a.opt.Hub.CacheDir
+	if dir == "" {
+		return "", nil
+	}
+	return dir, hub.Cache{Dir: dir}.Clear()
 }

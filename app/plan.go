@@ -67,10 +67,15 @@ func (p PlanAnswer) Shortfall() string {
 // Plan ranks configurations (engine × format × KV type × concurrency × TP)
 // for the request's workload and target.
 func (a *App) Plan(ctx context.Context, req PlanRequest) (PlanAnswer, error) {
-	m, err := a.model(req.Model, req.ModelValue)
+	quant := ""
+	if len(req.Quants) == 1 {
+		quant = req.Quants[0]
+	}
+	rm, err := a.model(ctx, req.Model, quant, req.ModelValue)
 	if err != nil {
 		return PlanAnswer{}, err
 	}
+	m := rm.Model
 	mach, err := a.Machine(ctx, MachineRequest{Hardware: req.Hardware})
 	if err != nil {
 		return PlanAnswer{}, err
@@ -157,10 +162,15 @@ func (a *App) Compare(ctx context.Context, req CompareRequest) (CompareAnswer, e
 	if len(req.Machines) == 0 {
 		return CompareAnswer{}, Usagef("no hardware to compare; want e.g. rtx-4090,2xrtx-3090,this")
 	}
-	m, err := a.model(req.Model, req.ModelValue)
+	quant := ""
+	if len(req.Quants) == 1 {
+		quant = req.Quants[0]
+	}
+	rm, err := a.model(ctx, req.Model, quant, req.ModelValue)
 	if err != nil {
 		return CompareAnswer{}, err
 	}
+	m := rm.Model
 	var ans CompareAnswer
 	machines := make([]planner.Hardware, 0, len(req.Machines))
 	devs := make([]int, 0, len(req.Machines))

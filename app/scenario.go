@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/headroom-planner/headroom/planner"
+	"github.com/headroom-planner/headroom/profiles/hub"
 )
 
 // ScenarioRequest is one configuration to fit, as a front end received it.
@@ -37,17 +38,23 @@ type ScenarioRequest struct {
 // a resolved machine, with the engine's usable memory on a probed device.
 // Input problems are usage errors.
 func (a *App) Scenario(ctx context.Context, req ScenarioRequest) (planner.Scenario, Machine, error) {
+	s, mach, _, err := a.scenario(ctx, req)
+	return s, mach, err
+}
+
+// scenario is Scenario with the model's provenance.
+func (a *App) scenario(ctx context.Context, req ScenarioRequest) (planner.Scenario, Machine, *hub.Result, error) {
 	var s planner.Scenario
-	m, err := a.model(req.Model, req.ModelValue)
+	rm, err := a.model(ctx, req.Model, req.Quant, req.ModelValue)
 	if err != nil {
-		return s, Machine{}, err
+		return s, Machine{}, nil, err
 	}
 	mach, err := a.Machine(ctx, MachineRequest{Hardware: req.Hardware})
 	if err != nil {
-		return s, mach, err
+		return s, mach, rm.Remote, err
 	}
-	s, err = a.scenarioOn(m, mach, req)
-	return s, mach, err
+	s, err = a.scenarioOn(rm.Model, mach, req)
+	return s, mach, rm.Remote, err
 }
 
 // scenarioOn fills a scenario for model m on machine mach.
@@ -130,19 +137,20 @@ func describeMachine(h planner.Hardware, n int) string {
 	return h.Name
 }
 
-// model is v when set, else the model ref names.
-// Every model is checked (planner.Model.Check) before it is fitted: a file
-// with zero attention heads or 2^31 layers is an error, not an answer.
-func (a *App) model(ref string, v *planner.Model) (planner.Model, error) {
+// model is v when set, else the model ref names (quant picks a GGUF
+// repository's file). Every model is checked (planner.Model.Check) before
+// it is fitted: a file with zero attention heads or 2^31 layers is an
+// error, not an answer.
+func (a *App) model(ctx context.Context, ref, quant string, v *planner.Model) (ResolvedModel, error) {
 	if v != nil {
 		if v.Layers == 0 && v.ID == "" {
-			return *v, Usagef("no model chosen")
+			return ResolvedModel{Model: *v}, Usagef("no model chosen")
 		}
-		return *v, Usage(v.Check())
+		return ResolvedModel{Model: *v}, Usage(v.Check())
 	}
-	m, err := a.ResolveModel(ref)
+	rm, err := a.ResolveModel(ctx, ref, quant)
 	if err != nil {
-		return m, err
+		return rm, err
 	}
-	return m, Usage(m.Check())
+	return rm, Usage(rm.Model.Check())
 }

@@ -356,7 +356,7 @@ func (s *appService) CalibrateEndpoint(ctx context.Context, url string, progress
 		v.Notes = append(v.Notes, "not saved as a calibration profile: "+errThis.Error())
 		return v, nil
 	}
-	p, err := s.a.EndpointProfile(this, "", samples)
+	p, err := s.a.EndpointProfile(ctx, this, "", samples)
 	if err != nil {
 		v.Notes = append(v.Notes, "not saved as a calibration profile: "+err.Error())
 		return v, nil

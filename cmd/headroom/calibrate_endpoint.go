@@ -205,7 +205,7 @@ func saveEndpointCalibration(cmd *cobra.Command, g *globalOptions, f calibrateEn
 	if err != nil {
 		return err
 	}
-	p, err := a.EndpointProfile(mach, name, s)
+	p, err := a.EndpointProfile(context.Background(), mach, name, s)
 	if errors.Is(err, app.ErrUnknownServedModel) {
 		fmt.Fprintf(stderr, "headroom: hint: no calibration saved: %v; pass --serves with its catalog id or GGUF file\n", err)
 		return nil

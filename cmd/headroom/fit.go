@@ -11,6 +11,7 @@ import (
 
 	"github.com/headroom-planner/headroom/app"
 	"github.com/headroom-planner/headroom/planner"
+	"github.com/headroom-planner/headroom/profiles/hub"
 )
 
 // scenarioFlags are the flags shared by fit, plan and compare.
@@ -167,10 +168,13 @@ type fitJSON struct {
 	// Automatic says which format "automatic" chose when the model's own
 	// does not fit.
 	Automatic string `json:"automatic,omitempty"`
+	// Source is where a model from the Hub or the Ollama registry came
+	// from: repository, commit, files, exact weight bytes, bytes read.
+	Source *hub.Result `json:"source,omitempty"`
 }
 
 func newFitJSON(ans app.FitAnswer) fitJSON {
-	j := fitJSON{Scenario: describe(ans.Scenario), Machine: ans.Machine.Note, Fit: ans.Fit, Limits: ans.Limits, Automatic: ans.Automatic}
+	j := fitJSON{Scenario: describe(ans.Scenario), Machine: ans.Machine.Note, Fit: ans.Fit, Limits: ans.Limits, Automatic: ans.Automatic, Source: ans.Remote}
 	if ans.Fit.Verdict.Runs() {
 		sp := ans.Speed
 		j.Speed = &sp
@@ -187,6 +191,9 @@ func printFit(w io.Writer, ans app.FitAnswer) {
 	s, r := ans.Scenario, ans.Fit
 	if note := ans.Machine.Note; note != "" {
 		fmt.Fprintf(w, "Machine: %s\n", note)
+	}
+	if r := ans.Remote; r != nil {
+		fmt.Fprintf(w, "Model: %s\n", remoteLine(r))
 	}
 	fmt.Fprintf(w, "%s (%s params) on %d × %s with %s (%s), %s weights, %s KV cache\n",
 		s.Model.ID, s.Model.Params, r.Devices, s.Hardware.Name, s.Engine.Name, r.Backend, s.Quant.ID, s.KV.ID)
@@ -273,4 +280,20 @@ func budgetRule(s planner.Scenario) string {
 		return fmt.Sprintf("%s keeps %.0f%% aside", s.Engine.Label(), 100*(1-s.Engine.WiggleRoom))
 	}
 	return s.Engine.Label() + "'s rule"
+}
+
+// remoteLine says where a model read from the Hub or Ollama came from.
+func remoteLine(r *hub.Result) string {
+	line := fmt.Sprintf("%s", r.Repo)
+	if r.Commit != "" {
+		line += "@" + r.Commit[:min(len(r.Commit), 12)]
+	}
+	line += fmt.Sprintf(", %s in %s; read %s of headers", r.WeightBytes, planner.Plural(len(r.Files), "file"), planner.Bytes(r.BytesRead))
+	if r.FromCache {
+		line += " (from the cache)"
+	}
+	for _, n := range r.Notes {
+		line += "; " + n
+	}
+	return line
 }

@@ -11,6 +11,7 @@ import (
 type globalOptions struct {
 	profilesDir    string // --profiles: extra TOML catalog directory
 	calibrationDir string // --calibrations: calibration profiles directory
+	offline        bool   // --offline: models from the Hub and Ollama only from the cache
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -31,6 +32,7 @@ Exit codes: 0 ok/fits, 1 error, 2 usage, 3 does not fit, 4 fits only with offloa
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.profilesDir, "profiles", "", "extra directory of catalog TOML files (overrides the embedded catalog)")
 	root.PersistentFlags().StringVar(&g.calibrationDir, "calibrations", "", "directory of calibration profiles (default: user config dir)")
+	root.PersistentFlags().BoolVar(&g.offline, "offline", false, "read Hugging Face and Ollama models only from the metadata cache (also HF_HUB_OFFLINE=1)")
 	for _, c := range commands(g) {
 		root.AddCommand(c)
 	}
@@ -63,5 +65,6 @@ func commands(g *globalOptions) []*cobra.Command {
 		newProbeCmd(g),
 		newCalibrateCmd(g),
 		newGUICmd(g),
+		newCacheCmd(g),
 	}
 }
