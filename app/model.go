@@ -70,7 +70,14 @@ func (a *App) ResolveModel(ctx context.Context, ref, quant string) (ResolvedMode
 		}
 	}
 	if hub.IsRemote(ref) {
-		return a.remoteModel(ctx, ref, quant)
+		rm, err := a.remoteModel(ctx, ref, quant)
+		if err != nil {
+			// A typo in a catalog id reads as ORG/NAME too: say both.
+			if near := a.closestModels(ref); len(near) > 0 && !strings.Contains(err.Error(), "the catalog has") {
+				return rm, Usage(fmt.Errorf("unknown model %q: not in the catalog, and %w; did you mean %s?", ref, err, strings.Join(near, ", ")))
+			}
+		}
+		return rm, err
 	}
 	m, err := c.FindModel(ref)
 	if err == nil {

@@ -28,6 +28,9 @@ func TestCLI(t *testing.T) {
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/config")
 			env.Setenv("HOME", env.WorkDir)
 			env.Setenv("GHW_DISABLE_WARNINGS", "1")
+			// Scripts never reach the Hugging Face Hub or Ollama.
+			env.Setenv("HF_HUB_OFFLINE", "1")
+			env.Setenv("HEADROOM_HUB_CACHE", env.WorkDir+"/hub-cache")
 			wd, _ := os.Getwd()
 			env.Setenv("REPO", wd+"/../..")
 			return nil
