@@ -128,7 +128,7 @@ func (a *App) ProbedMachine(ctx context.Context) (Machine, error) {
 	}
 	note := fmt.Sprintf("probed %s: %s → %s, %s usable", where, pick.Device.Name, hw.ID, usable)
 	if pick.Generic {
-		note += " (generic profile: run `headroom calibrate host` for speed figures)"
+		note += " (" + a.calibrationHint(hw) + ")"
 	}
 	if same > 1 {
 		note += fmt.Sprintf("; %d such devices (use --devices %d for tensor parallel)", same, same)
@@ -159,6 +159,9 @@ func (a *App) ProbeReport(ctx context.Context) (probe.Machine, []ProbedDevice, e
 	out := make([]ProbedDevice, 0, len(matches))
 	for _, md := range matches {
 		pd := ProbedDevice{MatchedDevice: md}
+		if md.Generic {
+			pd.Hint = a.calibrationHint(md.Hardware)
+		}
 		if md.Device.Kind != planner.KindCPU {
 			pd.Usable = probe.UsableByPolicy(md.Device, m)
 		}
@@ -171,4 +174,17 @@ func (a *App) ProbeReport(ctx context.Context) (probe.Machine, []ProbedDevice, e
 // (no serial numbers) to w, for a bug report that becomes a fixture.
 func (a *App) Snapshot(ctx context.Context, w io.Writer) error {
 	return probe.SnapshotWith(ctx, a.probeOptions(), w)
+}
+
+// calibrationHint says what a generic profile's speed figures rest on: the
+// saved calibration when there is one, else the command that measures it
+// (`headroom calibrate` alone only prints help).
+func (a *App) calibrationHint(h planner.Hardware) string {
+	if st := a.CalibrationFor(h.ID); st.Profile != nil && !st.Other {
+		return "generic profile, calibrated " + st.Profile.Created.Format("2006-01-02") + " by " + st.Profile.Source
+	}
+	if h.Kind == planner.KindCPU {
+		return "generic profile: run `headroom calibrate host` for speed figures"
+	}
+	return "generic profile: run `headroom calibrate endpoint --url URL` against a running server for speed figures"
 }

@@ -44,6 +44,16 @@ func (p PlanAnswer) Best(engine planner.EngineID) (planner.Candidate, bool) {
 	return planner.Candidate{}, false
 }
 
+// Rank is c's place in the ranking, from 1 (0 when it is not ranked).
+func (p PlanAnswer) Rank(c planner.Candidate) int {
+	for i, r := range p.Result.Ranked {
+		if r.Engine == c.Engine && r.Quant == c.Quant && r.KVType == c.KVType && r.Devices == c.Devices && r.Concurrency == c.Concurrency && r.Backend == c.Backend {
+			return i + 1
+		}
+	}
+	return 0
+}
+
 // Shortfall says how the best configuration falls short of the users the
 // workload asks for (a closed loop of N users): "" when it serves them all
 // within the target, or for an arrival-rate workload (its own notes say

@@ -143,7 +143,7 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "\nLaunch (%s):\n%s", best.Label(), l)
+		fmt.Fprintf(out, "\nLaunch (%s, #%d of the ranking):\n%s", best.Label(), ans.Rank(best), l)
 	}
 	if o.export != "" {
 		if err := exportPlan(o.export, best, o.docker); err != nil {
@@ -236,15 +236,30 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 		}
 	}
 	if len(res.Dropped) > 0 {
-		fmt.Fprintf(w, "\nDropped (%d):\n", len(res.Dropped))
-		seen := map[string]bool{}
+		// Configurations differing only in KV type or users drop for the
+		// same reason: one line each, counted.
+		type line struct {
+			text string
+			n    int
+		}
+		var lines []line
+		at := map[string]int{}
 		for _, d := range res.Dropped {
 			k := string(d.Engine) + " " + d.Quant + ": " + d.Why
-			if seen[k] {
+			if i, ok := at[k]; ok {
+				lines[i].n++
 				continue
 			}
-			seen[k] = true
-			fmt.Fprintf(w, "  %s\n", k)
+			at[k] = len(lines)
+			lines = append(lines, line{k, 1})
+		}
+		fmt.Fprintf(w, "\nDropped: %s, for %s:\n", planner.Plural(len(res.Dropped), "configuration"), planner.Plural(len(lines), "reason"))
+		for _, l := range lines {
+			if l.n > 1 {
+				fmt.Fprintf(w, "  %s (%d configurations)\n", l.text, l.n)
+			} else {
+				fmt.Fprintf(w, "  %s\n", l.text)
+			}
 		}
 	}
 }
