@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/headroom-planner/headroom/planner"
 	"github.com/headroom-planner/headroom/profiles/hub"
@@ -127,14 +126,6 @@ func checkCounts(req ScenarioRequest) error {
 		return Usagef("context and memory sizes must be positive")
 	}
 	return nil
-}
-
-// describeMachine names n devices of h.
-func describeMachine(h planner.Hardware, n int) string {
-	if n > 1 {
-		return fmt.Sprintf("%d × %s", n, h.Name)
-	}
-	return h.Name
 }
 
 // model is v when set, else the model ref names (quant picks a GGUF

@@ -422,5 +422,3 @@ func hostAvailable(s Scenario, gpuUsed Bytes) (Bytes, bool) {
 func osReserve(s Scenario, ram Bytes) Bytes {
 	return min(s.mem().OSReserve, ram/4)
 }
-
-func mathMin(a, b float64) float64 { return math.Min(a, b) }

@@ -20,7 +20,6 @@ var (
 	kvQ4_0 = KVType{ID: "q4_0", BytesPerElement: 18.0 / 32}
 
 	qBF16  = Quant{ID: "bf16", Family: FamilyFloat, LinearBPW: 16, EmbedBPW: 16, HeadBPW: 16, Compute: BF16}
-	qF16   = Quant{ID: "f16", Family: FamilyFloat, LinearBPW: 16, EmbedBPW: 16, HeadBPW: 16, Compute: FP16}
 	qQ8_0  = Quant{ID: "q8_0", Family: FamilyGGUF, LinearBPW: 8.5, EmbedBPW: 8.5, HeadBPW: 8.5, Compute: FP16}
 	qQ4KM  = Quant{ID: "q4_k_m", Family: FamilyGGUF, LinearBPW: 4.80, EmbedBPW: 4.5, HeadBPW: 6.5625, Compute: FP16}
 	qAWQ   = Quant{ID: "awq-int4", Family: FamilyAWQ, LinearBPW: 4.156, EmbedBPW: 16, HeadBPW: 16, Compute: FP16}

@@ -177,12 +177,6 @@ func expertsTouched(e, k, b int) float64 {
 	return float64(e) * (1 - math.Pow(1-float64(k)/float64(e), float64(b)))
 }
 
-// decodeWeightBytes is the weight traffic of one decode step of batch b on
-// one device: dense weights once, plus the experts the batch touches.
-func decodeWeightBytes(s Scenario, b int) float64 {
-	return newWeightTraffic(s).bytes(s.Model, b)
-}
-
 // weightTraffic caches the byte counts decode traffic is built from.
 type weightTraffic struct {
 	streamed, experts float64 // per device, bytes

@@ -17,9 +17,7 @@ func TestPermute(t *testing.T) {
 			}
 			idx := r.Perm(n)
 			want := make([]int, n)
-			for k, i := range idx {
-				want[k] = i
-			}
+			copy(want, idx)
 			permute(cs, idx)
 			for k := range cs {
 				if cs[k].Devices != want[k] {

@@ -284,7 +284,7 @@ func budgetRule(s planner.Scenario) string {
 
 // remoteLine says where a model read from the Hub or Ollama came from.
 func remoteLine(r *hub.Result) string {
-	line := fmt.Sprintf("%s", r.Repo)
+	line := r.Repo
 	if r.Commit != "" {
 		line += "@" + r.Commit[:min(len(r.Commit), 12)]
 	}

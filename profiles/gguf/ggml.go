@@ -127,16 +127,6 @@ var fileTypeNames = map[uint64]string{
 	36: "tq1_0", 37: "tq2_0", 38: "mxfp4",
 }
 
-// fileTypeID is the inverse of fileTypeNames, for the writer.
-func fileTypeID(name string) (uint32, bool) {
-	for id, n := range fileTypeNames {
-		if n == name {
-			return uint32(id), true
-		}
-	}
-	return 0, false
-}
-
 // nativeDTypes names the checkpoint dtype of unquantized and natively
 // quantized file types; block-quantized files do not record the dtype
 // they were converted from.
