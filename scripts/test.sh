@@ -12,8 +12,9 @@
 #    or the path of an ollama binary), when CI=true, or when ollama is on
 #    PATH; otherwise they are skipped with a message. With CI=true a
 #    missing ollama is a failure.
-# 3. The GUI smoke test: the real cgo window under Xvfb, screenshotted
-#    (scripts/gui-smoke.sh; the screenshot is left in out/gui-smoke).
+# 3. The GUI: the real cgo window under Xvfb, screenshotted
+#    (scripts/gui-smoke.sh, out/gui-smoke) and driven with random input
+#    (scripts/gui-monkey.sh, out/gui-monkey).
 #
 # Every step runs even if an earlier one failed; the script exits 1 if any
 # failed and lists them.
@@ -52,6 +53,16 @@ check gofmt gofmt_clean
 step "go vet"
 check "go vet" go vet -tags ci ./...
 
+step "staticcheck"
+# .ci/run installs it; elsewhere it is skipped when absent.
+if command -v staticcheck >/dev/null 2>&1; then
+	check staticcheck staticcheck -tags ci ./...
+elif [ "${CI:-}" = true ]; then
+	failed+=("staticcheck (not installed)")
+else
+	echo "skipped: staticcheck not installed (go install honnef.co/go/tools/cmd/staticcheck@2026.2.2)"
+fi
+
 step "unit tests"
 # The engine tests skip here (HEADROOM_OLLAMA is not passed on); they run
 # on their own below, so no other package's tests compete with the timings.
@@ -71,18 +82,28 @@ else
 	echo "skipped: no ollama on PATH (bash .ci/run installs it; or set HEADROOM_OLLAMA=/path/to/ollama)"
 fi
 
-step "GUI smoke test (real cgo window under Xvfb)"
-# Builds the cgo binary (about 5 minutes cold), starts it under Xvfb,
+step "GUI: the real cgo window under Xvfb (smoke test, then random input)"
+# Builds the cgo binary once (about 5 minutes cold), starts it under Xvfb,
 # screenshots the screen and checks the window rendered at the expected
-# size and is not blank. Needs the X11/GL headers, xvfb and imagemagick
-# that .ci/run installs; skipped (or failed under CI=true) without them.
-if command -v Xvfb >/dev/null 2>&1 && command -v import >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1; then
-	check "GUI smoke" env CGO_ENABLED=1 bash scripts/gui-smoke.sh
+# size and is not blank (gui-smoke.sh), then drives it with random clicks,
+# keys and typing on every screen and checks it is still running
+# (gui-monkey.sh, GUI_MONKEY_SECONDS, default 60). Needs the X11/GL
+# headers, xvfb, xdotool and imagemagick that .ci/run installs; skipped
+# (or failed under CI=true) without them.
+if command -v Xvfb >/dev/null 2>&1 && command -v import >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 && command -v xdotool >/dev/null 2>&1; then
+	guibin=$(mktemp -d)
+	if CGO_ENABLED=1 go build -o "$guibin/headroom" ./cmd/headroom; then
+		check "GUI smoke" env HEADROOM_BIN="$guibin/headroom" bash scripts/gui-smoke.sh
+		check "GUI random input" env HEADROOM_BIN="$guibin/headroom" bash scripts/gui-monkey.sh "${GUI_MONKEY_SECONDS:-60}" "${GUI_MONKEY_SEED:-$RANDOM}"
+	else
+		failed+=("GUI build (cgo)")
+	fi
+	rm -rf "$guibin"
 elif [ "${CI:-}" = true ]; then
-	echo "CI=true but Xvfb, ImageMagick or gcc is missing; bash .ci/run installs them" >&2
-	failed+=("GUI smoke (tools missing)")
+	echo "CI=true but Xvfb, xdotool, ImageMagick or gcc is missing; bash .ci/run installs them" >&2
+	failed+=("GUI (tools missing)")
 else
-	echo "skipped: Xvfb/ImageMagick/gcc not installed"
+	echo "skipped: Xvfb/xdotool/ImageMagick/gcc not installed"
 fi
 
 step "done"
