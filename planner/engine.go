@@ -23,9 +23,9 @@ type Engine struct {
 	// Short is the name a table column shows ("TGI"); Name when empty.
 	Short   string `toml:"short" json:"short,omitempty"`
 	Version string `toml:"version" json:"version"` // release the rules were read at
-	// Policy selects the memory-sizing rules: vllm, llamacpp, sglang, tgi,
-	// ollama, transformers, trtllm.
-	Policy   string    `toml:"policy" json:"policy"`
+	// Policy selects the memory-sizing and scheduling rules (PolicyVLLM,
+	// PolicyLlamaCpp …); ik_llama.cpp follows llama.cpp's.
+	Policy   Policy    `toml:"policy" json:"policy"`
 	Backends []Backend `toml:"backends" json:"backends"`
 	// Formats maps a backend to the weight families it loads there.
 	Formats map[Backend][]QuantFamily `toml:"formats" json:"formats"`
@@ -81,7 +81,7 @@ func (e Engine) HasKVType(id string) bool {
 // IsGGML reports whether the engine is llama.cpp-based (llama.cpp,
 // ik_llama.cpp, Ollama).
 func (e Engine) IsGGML() bool {
-	return e.Policy == "llamacpp" || e.Policy == "ollama"
+	return e.Policy.IsGGML()
 }
 
 // Label is the engine's name for a table column: Short, else Name.

@@ -64,7 +64,7 @@ func expertBytesPerLayer(m Model, q Quant) Bytes {
 // to. Ollama has no such option; an APU's GPU memory is system RAM.
 func cpuMoELayers(s Scenario, b Backend, over Bytes) int {
 	el := expertBytesPerLayer(s.Model, s.Quant)
-	if s.Engine.Policy != "llamacpp" || b == CPU || el <= 0 || over <= 0 ||
+	if s.Engine.Policy != PolicyLlamaCpp || b == CPU || el <= 0 || over <= 0 ||
 		s.Hardware.MemoryModel != MemDiscrete {
 		return 0
 	}
@@ -82,7 +82,7 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 	n := s.concurrency()
 	dev := s.deviceMemory() * Bytes(s.devices()) // -sm layer pools devices
 	fa := s.FlashAttention == nil || *s.FlashAttention
-	ollama := s.Engine.Policy == "ollama"
+	ollama := s.Engine.Policy == PolicyOllama
 	runtime := RuntimeOverhead(b) * Bytes(s.devices())
 	if ollama && (b == CUDA || b == ROCm) {
 		runtime += OllamaMinimumMemory * Bytes(s.devices())
@@ -120,7 +120,7 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 	// --n-cpu-moe as given (0: decided below, when the device is short).
 	expertLayer := expertBytesPerLayer(m, s.Quant)
 	forcedMoE := 0
-	if s.CPUMoELayers > 0 && expertLayer > 0 && s.Engine.Policy == "llamacpp" && b != CPU {
+	if s.CPUMoELayers > 0 && expertLayer > 0 && s.Engine.Policy == PolicyLlamaCpp && b != CPU {
 		forcedMoE = min(s.CPUMoELayers, m.Layers)
 	}
 	deviceNeed := func(per Tokens) (Bytes, Tokens, Tokens, Bytes, Bytes) {

@@ -1,0 +1,75 @@
+package planner
+
+import "fmt"
+
+// Ollama's rules. Ollama takes its server settings from the environment
+// (envconfig/config.go); the lines are where each variable is read at the
+// tag. OLLAMA_CONTEXT_LENGTH defaults to 2048 at v0.6.x, 4096 at v0.12.0
+// and a VRAM tier (0) at v0.32; OLLAMA_NUM_PARALLEL to 0 (auto, 4 or 1)
+// at v0.6 and 1 since v0.12; OLLAMA_FLASH_ATTENTION is a boolean until it
+// becomes BoolWithDefault (auto) in v0.32. KV types: f16, q8_0, q4_0
+// (ml/backend and llm/memory kvCacheTypeFromStr).
+func init() {
+	kv := []string{"f16", "q8_0", "q4_0"}
+	env := func(host, fa, kvt, ctx, par int) map[string]FlagSpec {
+		return map[string]FlagSpec{
+			"OLLAMA_HOST":            {Line: host},
+			"OLLAMA_FLASH_ATTENTION": {Values: []string{"1", "0", "true", "false"}, Line: fa},
+			"OLLAMA_KV_CACHE_TYPE":   {Values: kv, Line: kvt},
+			"OLLAMA_CONTEXT_LENGTH":  {Line: ctx},
+			"OLLAMA_NUM_PARALLEL":    {Line: par},
+		}
+	}
+	registerReleases(Ollama,
+		EngineRelease{Release: MustRelease("0.6.0"), Name: "Ollama 0.6.0",
+			Source: "ollama/ollama envconfig/config.go @ v0.6.0 (aee2850)", Image: "ollama/ollama:0.6.0", ROCmImage: "ollama/ollama:0.6.0-rocm",
+			Flags: env(22, 156, 158, 172, 207)},
+		EngineRelease{Release: MustRelease("0.6.5"), Name: "Ollama 0.6.5",
+			Source: "ollama/ollama envconfig/config.go @ v0.6.5 (0f3f9e3)", Image: "ollama/ollama:0.6.5", ROCmImage: "ollama/ollama:0.6.5-rocm",
+			Flags: env(22, 156, 158, 172, 207)},
+		EngineRelease{Release: MustRelease("0.12.0"), Name: "Ollama 0.12.0",
+			Source: "ollama/ollama envconfig/config.go @ v0.12.0 (9f3a37f)", Image: "ollama/ollama:0.12.0", ROCmImage: "ollama/ollama:0.12.0-rocm",
+			Flags: env(22, 180, 182, 196, 233)},
+		EngineRelease{Release: MustRelease("0.32.15"), Name: "Ollama 0.32.15",
+			Source: "ollama/ollama envconfig/config.go @ v0.32.15 (b7871fc)", Image: "ollama/ollama:0.32.15", ROCmImage: "ollama/ollama:0.32.15-rocm",
+			Flags: env(25, 216, 222, 230, 275)},
+	)
+}
+
+// ollamaEnv is the server environment of a plan: parallel slots, the
+// context of each (Ollama sizes KV as num_parallel × num_ctx), flash
+// attention (a quantized KV cache needs it) and the KV type.
+func ollamaEnv(in launchIn) (map[string]string, []string, []string) {
+	s := in.s
+	kv := s.KV.ID
+	if kv == "" {
+		kv = "f16"
+	}
+	fa := "1"
+	if s.FlashAttention != nil && !*s.FlashAttention {
+		fa = "0"
+	}
+	env := map[string]string{
+		"OLLAMA_NUM_PARALLEL":    fmt.Sprint(in.conc),
+		"OLLAMA_CONTEXT_LENGTH":  fmt.Sprint(int64(in.ctx)),
+		"OLLAMA_FLASH_ATTENTION": fa,
+		"OLLAMA_KV_CACHE_TYPE":   kv,
+		"OLLAMA_HOST":            "127.0.0.1:11434",
+	}
+	notes := []string{
+		ollamaCreateNote(in, false),
+		fmt.Sprintf("KV is sized for %d parallel requests × %d tokens each", in.conc, in.ctx),
+	}
+	return env, []string{"ollama", "serve"}, notes
+}
+
+// ollamaCreateNote says how to register the GGUF with Ollama: natively
+// from this folder, or inside the container ("ollama", this folder
+// mounted at /models).
+func ollamaCreateNote(in launchIn, docker bool) string {
+	name := shortName(in.s.Model.ID)
+	if docker {
+		return fmt.Sprintf("then: docker exec ollama ollama create %s -f /models/Modelfile  (Modelfile in this folder: FROM /models/%s)", name, in.model)
+	}
+	return fmt.Sprintf("then: ollama create %s -f Modelfile  (Modelfile: FROM %s)", name, in.model)
+}
