@@ -91,7 +91,7 @@ func writeHereDoc(b *strings.Builder, f LaunchFile) {
 // shellQuote quotes one argument for POSIX sh. Words of safe characters
 // stay bare; a leading $HOME or $PWD followed by safe characters is
 // double-quoted so that it expands; everything else is single-quoted,
-// with each ' written as '\''. Inside single quotes the shell expands
+// with each ' written as '\”. Inside single quotes the shell expands
 // nothing ($, `, \ and newlines are literal).
 func shellQuote(s string) string {
 	if s == "" {
