@@ -92,8 +92,28 @@ func supportedOn(s Scenario, b Backend) *UnsupportedError {
 		return trtllmSupported(s, b)
 	case PolicyLlamaCpp:
 		return llamaCppSupported(s, b, rel)
+	case PolicyOllama:
+		return ollamaSupported(s, b)
 	}
 	return nil
+}
+
+// flashAttentionOn reports whether the engine runs flash attention for
+// the scenario on backend b: as asked (Scenario.FlashAttention; nil = on
+// where supported), unless the release has no kernel for it (llama.cpp
+// builds before llamaFAFixed for some KV types, Ollama on the CPU before
+// 0.11.5). The memory model sizes llama.cpp's compute buffer by it.
+func flashAttentionOn(s Scenario, b Backend) bool {
+	if s.FlashAttention != nil && !*s.FlashAttention {
+		return false
+	}
+	switch s.Engine.Policy {
+	case PolicyOllama:
+		return ollamaFlashAttention(s, b)
+	case PolicyLlamaCpp:
+		return s.Engine.ID != LlamaCpp || llamaFACovers(s, b, releaseOf(s))
+	}
+	return true
 }
 
 // commonKernelGate holds the format gates every engine shares: FP8 needs

@@ -81,7 +81,7 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 	m := s.Model
 	n := s.concurrency()
 	dev := s.deviceMemory() * Bytes(s.devices()) // -sm layer pools devices
-	fa := s.FlashAttention == nil || *s.FlashAttention
+	fa := flashAttentionOn(s, b)
 	ollama := s.Engine.Policy == PolicyOllama
 	runtime := RuntimeOverhead(b) * Bytes(s.devices())
 	if ollama && (b == CUDA || b == ROCm) {
@@ -126,7 +126,7 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 	deviceNeed := func(per Tokens) (Bytes, Tokens, Tokens, Bytes, Bytes) {
 		cells, slot := cellsFor(per)
 		kv := kvFor(cells)
-		cb := LlamaCppComputeBuffer(m, ub, slot, fa)
+		cb := LlamaCppComputeBuffer(m, ub, llamaKQSpan(s, cells, slot), fa)
 		return perLayer*Bytes(m.Layers) + head + kv + cb + runtime - Bytes(forcedMoE)*expertLayer, cells, slot, kv, cb
 	}
 	cpuOnly := b == CPU

@@ -82,10 +82,7 @@ func llamaServerArgs(in launchIn) ([]string, []string) {
 		"-c", fmt.Sprint(int64(cells)),
 		"-np", fmt.Sprint(conc),
 	}
-	fa := s.FlashAttention == nil || *s.FlashAttention
-	if fa && !llamaFACovers(s, in.b, rel.Release) {
-		fa = false
-	}
+	fa := flashAttentionOn(s, in.b)
 	a = append(a, llamaFAFlag(rel, fa)...)
 	if n := c.Fit.CPUMoELayers; n > 0 && rel.Has("--n-cpu-moe") {
 		a = append(a, "--n-cpu-moe", fmt.Sprint(n))
@@ -160,4 +157,24 @@ func llamaImage(rel EngineRelease, b Backend) string {
 		return ""
 	}
 	return strings.Replace(img, "server-cuda", suffix, 1)
+}
+
+// llamaKQSpan is the number of KV cells one ubatch's attention spans in
+// llama.cpp's worst-case graph, which sizes the KQ matrix of the compute
+// buffer without flash attention: one slot's cells where the cache is
+// split into per-slot streams (llama.cpp since PR #14363, without
+// --kv-unified), every cell where all slots share one cache (Ollama's
+// runner, ik_llama.cpp, llama.cpp builds before the split). Measured on
+// Ollama 0.6.5 (calibrate/enginetest TestOllamaRunsTheLaunchPlan): 2
+// slots × 1280 cells, CPU compute buffer 49.0 MiB, which a per-slot span
+// (35.5 MiB planned) under-counts.
+func llamaKQSpan(s Scenario, cells, slot Tokens) Tokens {
+	if s.Engine.ID != LlamaCpp {
+		return cells
+	}
+	rel, err := ReleaseFor(LlamaCpp, releaseOf(s))
+	if err == nil && !rel.Has("--kv-unified") {
+		return cells
+	}
+	return slot
 }

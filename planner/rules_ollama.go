@@ -46,7 +46,7 @@ func ollamaEnv(in launchIn) (map[string]string, []string, []string) {
 		kv = "f16"
 	}
 	fa := "1"
-	if s.FlashAttention != nil && !*s.FlashAttention {
+	if !flashAttentionOn(s, in.b) {
 		fa = "0"
 	}
 	env := map[string]string{
@@ -72,4 +72,28 @@ func ollamaCreateNote(in launchIn, docker bool) string {
 		return fmt.Sprintf("then: docker exec ollama ollama create %s -f /models/Modelfile  (Modelfile in this folder: FROM /models/%s)", name, in.model)
 	}
 	return fmt.Sprintf("then: ollama create %s -f Modelfile  (Modelfile: FROM %s)", name, in.model)
+}
+
+// ollamaCPUFlashAttention is the first Ollama release that runs flash
+// attention on the CPU: until v0.11.4 GpuInfoList.FlashAttentionSupported
+// (discover/types.go:172 @ v0.6.5) accepts only metal, cuda (driver 7+)
+// and rocm, and the server turns OLLAMA_FLASH_ATTENTION off ("flash
+// attention enabled but not supported by gpu", llm/server.go:173); commit
+// 8f4ec9a adds the CPU, first tagged in v0.11.5.
+var ollamaCPUFlashAttention = MustRelease("0.11.5")
+
+// ollamaFlashAttention reports whether Ollama runs flash attention for
+// the scenario on backend b.
+func ollamaFlashAttention(s Scenario, b Backend) bool {
+	return b != CPU || releaseOf(s).AtLeast(ollamaCPUFlashAttention)
+}
+
+// ollamaSupported: a quantized KV cache needs flash attention; without
+// it Ollama falls back to f16 ("quantized kv cache requested but flash
+// attention disabled", llm/server.go:196 @ v0.6.5), twice the planned KV.
+func ollamaSupported(s Scenario, b Backend) *UnsupportedError {
+	if s.KV.NeedsFlashAttention && !ollamaFlashAttention(s, b) {
+		return refuse(s, ReasonNoKernel, "Ollama %s runs flash attention only on GPUs (CPU from 0.11.5), and a %s KV cache needs it: use f16 KV", releaseOf(s), s.KV.ID)
+	}
+	return nil
 }
