@@ -30,6 +30,8 @@ type EngineRelease struct {
 	Name string
 	// Source is the parser's file at a tag or commit.
 	Source string
+	// Checked says how the table was checked against Source.
+	Checked Checked
 	// Image and ROCmImage are the official container images of the
 	// release, pinned by tag ("" when there is none).
 	Image, ROCmImage string
@@ -39,6 +41,22 @@ type EngineRelease struct {
 	// Flags are the parser's options Headroom may emit.
 	Flags map[string]FlagSpec
 }
+
+// Checked says how a release's flag table was checked against the
+// engine's source.
+type Checked string
+
+// How flag tables were checked.
+const (
+	// CheckedAtTag: the parser file was read at the release's tag (git
+	// show TAG:FILE) and the line of each option recorded.
+	CheckedAtTag Checked = "read at the tag, lines recorded"
+	// CheckedFromDocs: written from the engine's documentation, release
+	// notes and the PRs named in the rules; the file at the tag was not
+	// available offline (the repositories are over the mirror's size
+	// limit), so no lines are recorded.
+	CheckedFromDocs Checked = "from the docs and release notes; not read at the tag"
+)
 
 // Has reports whether the release's parser knows the option.
 func (r EngineRelease) Has(flag string) bool {

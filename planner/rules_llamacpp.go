@@ -6,8 +6,8 @@ import (
 )
 
 // llama.cpp's llama-server rules. Flags: common/arg.cpp (common_params_parser_init:
-// each common_arg's names) at the builds named; the newest table was checked
-// by name against ggml-org/llama.cpp @ 145b628. What changed between them:
+// each common_arg's names) at the builds named, as tools/server/README.md
+// and the PRs below give them (CheckedFromDocs). What changed between them:
 //   - --jinja (chat templates from the GGUF) from PR #9639, 2025-01;
 //   - --kv-unified from PR #14363, 2025-07 (before it the cache was always
 //     one pool shared by the slots);
@@ -24,22 +24,28 @@ func init() {
 	img := func(b string) string { return "ghcr.io/ggml-org/llama.cpp:server-cuda-" + b }
 	registerReleases(LlamaCpp,
 		EngineRelease{Release: MustRelease("b4000"), Name: "llama.cpp b4000 (llama-server)",
-			Source: "ggml-org/llama.cpp common/arg.cpp @ b4000", Image: img("b4000"), Flags: base},
+			Checked: CheckedFromDocs,
+			Source:  "ggml-org/llama.cpp common/arg.cpp @ b4000", Image: img("b4000"), Flags: base},
 		EngineRelease{Release: MustRelease("b5000"), Name: "llama.cpp b5000 (llama-server)",
-			Source: "ggml-org/llama.cpp common/arg.cpp @ b5000", Image: img("b5000"), Flags: with(base, jinja)},
+			Checked: CheckedFromDocs,
+			Source:  "ggml-org/llama.cpp common/arg.cpp @ b5000", Image: img("b5000"), Flags: with(base, jinja)},
 		EngineRelease{Release: MustRelease("b6000"), Name: "llama.cpp b6000 (llama-server, -fa as a switch)",
-			Source: "ggml-org/llama.cpp common/arg.cpp @ b6000", Image: img("b6000"), Flags: with(with(base, jinja), unified)},
+			Checked: CheckedFromDocs,
+			Source:  "ggml-org/llama.cpp common/arg.cpp @ b6000", Image: img("b6000"), Flags: with(with(base, jinja), unified)},
 		EngineRelease{Release: MustRelease("b6500"), Name: "llama.cpp b6500 (llama-server, -fa on|off|auto)",
-			Source: "ggml-org/llama.cpp common/arg.cpp @ b6500", Image: img("b6500"), Flags: with(with(with(base, jinja), unified), faTri)},
-		EngineRelease{Name: "llama.cpp master @ 145b628 (llama-server, -fa on|off|auto)",
-			Source: "ggml-org/llama.cpp common/arg.cpp @ 145b628", Image: "ghcr.io/ggml-org/llama.cpp:server-cuda",
+			Checked: CheckedFromDocs,
+			Source:  "ggml-org/llama.cpp common/arg.cpp @ b6500", Image: img("b6500"), Flags: with(with(with(base, jinja), unified), faTri)},
+		EngineRelease{Name: "llama.cpp master (llama-server, -fa on|off|auto)",
+			Checked: CheckedFromDocs,
+			Source:  "ggml-org/llama.cpp common/arg.cpp @ master (2026)", Image: "ghcr.io/ggml-org/llama.cpp:server-cuda",
 			Flags: with(with(with(base, jinja), unified), faTri)},
 	)
 	// ik_llama.cpp keeps llama.cpp's early-2025 server options (-fa as a
 	// switch, no --kv-unified) and publishes no image.
 	registerReleases(IKLlamaCpp,
 		EngineRelease{Name: "ik_llama.cpp main (llama-server)",
-			Source: "ikawrakow/ik_llama.cpp common/common.cpp (gpt_params_find_arg)", Flags: with(base, jinja)},
+			Checked: CheckedFromDocs,
+			Source:  "ikawrakow/ik_llama.cpp common/common.cpp (gpt_params_find_arg)", Flags: with(base, jinja)},
 	)
 }
 

@@ -6,8 +6,8 @@ import (
 )
 
 // SGLang's rules. Flags: python/sglang/srt/server_args.py (ServerArgs.add_cli_args,
-// QUANTIZATION_CHOICES) at the tags named; the newest table was checked by
-// name against sgl-project/sglang @ 469c63e. compressed-tensors became a
+// QUANTIZATION_CHOICES) at the tags named, as the docs and release notes
+// give them (CheckedFromDocs). compressed-tensors became a
 // --quantization choice in 0.5.4 (before it the method is read from the
 // checkpoint's quantization_config only); the `sglang serve` entry point
 // replaces `python -m sglang.launch_server`, deprecated on main.
@@ -20,18 +20,22 @@ func init() {
 	q054 := append(append([]string{}, q053...), "compressed-tensors")
 	registerReleases(SGLang,
 		EngineRelease{Release: MustRelease("0.4.0"), Name: "SGLang 0.4.0 (python -m sglang.launch_server)",
-			Source: "sgl-project/sglang python/sglang/srt/server_args.py @ v0.4.0", Image: "lmsysorg/sglang:v0.4.0-cu124",
+			Checked: CheckedFromDocs,
+			Source:  "sgl-project/sglang python/sglang/srt/server_args.py @ v0.4.0", Image: "lmsysorg/sglang:v0.4.0-cu124",
 			Flags: with(with(base, kv), map[string]FlagSpec{"--quantization": {Values: q04}})},
 		EngineRelease{Release: MustRelease("0.5.3"), Name: "SGLang 0.5.3 (python -m sglang.launch_server)",
-			Source: "sgl-project/sglang python/sglang/srt/server_args.py @ v0.5.3", Image: "lmsysorg/sglang:v0.5.3-cu126",
+			Checked: CheckedFromDocs,
+			Source:  "sgl-project/sglang python/sglang/srt/server_args.py @ v0.5.3", Image: "lmsysorg/sglang:v0.5.3-cu126",
 			ROCmImage: "lmsysorg/sglang:v0.5.3-rocm630-mi30x", ROCmTargets: []string{"gfx942"},
 			Flags: with(with(base, kv), map[string]FlagSpec{"--quantization": {Values: q053}})},
 		EngineRelease{Release: MustRelease("0.5.4"), Name: "SGLang 0.5.4 (python -m sglang.launch_server)",
-			Source: "sgl-project/sglang python/sglang/srt/server_args.py @ v0.5.4", Image: "lmsysorg/sglang:v0.5.4-cu126",
+			Checked: CheckedFromDocs,
+			Source:  "sgl-project/sglang python/sglang/srt/server_args.py @ v0.5.4", Image: "lmsysorg/sglang:v0.5.4-cu126",
 			ROCmImage: "lmsysorg/sglang:v0.5.4-rocm630-mi30x", ROCmTargets: []string{"gfx942"},
 			Flags: with(with(base, kv), map[string]FlagSpec{"--quantization": {Values: q054}})},
-		EngineRelease{Name: "SGLang main @ 469c63e (sglang serve)",
-			Source: "sgl-project/sglang python/sglang/srt/server_args.py @ 469c63e", Image: "lmsysorg/sglang:latest",
+		EngineRelease{Name: "SGLang main (sglang serve)",
+			Checked: CheckedFromDocs,
+			Source:  "sgl-project/sglang python/sglang/srt/server_args.py @ main (2026)", Image: "lmsysorg/sglang:latest",
 			ROCmImage: "lmsysorg/sglang:latest-rocm630-mi30x", ROCmTargets: []string{"gfx942"},
 			Flags: with(with(base, kv), map[string]FlagSpec{"--quantization": {Values: q054}, "serve": {Switch: true}})},
 	)

@@ -10,9 +10,11 @@ func init() {
 	t := flags("--host", "--port", "--tp_size", "--max_batch_size", "--max_seq_len", "--kv_cache_free_gpu_memory_fraction", "--extra_llm_api_options")
 	registerReleases(TRTLLM,
 		EngineRelease{Release: MustRelease("0.20.0"), Name: "TensorRT-LLM 0.20.0 (trtllm-serve)",
-			Source: "NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py @ v0.20.0", Image: "nvcr.io/nvidia/tensorrt-llm/release:0.20.0", Flags: t},
+			Checked: CheckedFromDocs,
+			Source:  "NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py @ v0.20.0", Image: "nvcr.io/nvidia/tensorrt-llm/release:0.20.0", Flags: t},
 		EngineRelease{Release: MustRelease("1.0.0"), Name: "TensorRT-LLM 1.0.0 (trtllm-serve)",
-			Source: "NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py @ v1.0.0", Image: "nvcr.io/nvidia/tensorrt-llm/release:1.0.0", Flags: t},
+			Checked: CheckedFromDocs,
+			Source:  "NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py @ v1.0.0", Image: "nvcr.io/nvidia/tensorrt-llm/release:1.0.0", Flags: t},
 	)
 }
 

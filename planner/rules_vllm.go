@@ -5,8 +5,8 @@ import "fmt"
 // vLLM's rules. Flags: vllm/engine/arg_utils.py (EngineArgs.add_cli_args;
 // each dataclass field becomes --field-name) and the quantization choices
 // of vllm/model_executor/layers/quantization/__init__.py
-// (QUANTIZATION_METHODS), read at the tags named per release; the newest
-// table was checked by name against vllm-project/vllm @ 99d7eb5.
+// (QUANTIZATION_METHODS) at the tags named per release, as the docs and
+// release notes give them (CheckedFromDocs).
 func init() {
 	base := flags("--gpu-memory-utilization", "--max-model-len", "--max-num-seqs", "--max-num-batched-tokens",
 		"--tensor-parallel-size", "--host", "--port", "--model", "--api-key")
@@ -19,20 +19,24 @@ func init() {
 	old := map[string]FlagSpec{"--load-format": {Values: []string{"auto", "pt", "safetensors", "npcache", "dummy", "bitsandbytes", "gguf"}}}
 	registerReleases(VLLM,
 		EngineRelease{Release: MustRelease("0.6.0"), Name: "vLLM 0.6.0 (vllm serve)",
-			Source: "vllm-project/vllm vllm/engine/arg_utils.py @ v0.6.0",
-			Image:  "vllm/vllm-openai:v0.6.0",
-			Flags:  with(with(with(base, dtype), kv), with(old, map[string]FlagSpec{"--quantization": {Values: q06}}))},
+			Checked: CheckedFromDocs,
+			Source:  "vllm-project/vllm vllm/engine/arg_utils.py @ v0.6.0",
+			Image:   "vllm/vllm-openai:v0.6.0",
+			Flags:   with(with(with(base, dtype), kv), with(old, map[string]FlagSpec{"--quantization": {Values: q06}}))},
 		EngineRelease{Release: MustRelease("0.8.0"), Name: "vLLM 0.8.0 (vllm serve, V1 engine)",
-			Source: "vllm-project/vllm vllm/engine/arg_utils.py @ v0.8.0",
-			Image:  "vllm/vllm-openai:v0.8.0",
-			Flags:  with(with(with(base, dtype), kv), map[string]FlagSpec{"--quantization": {Values: q08}})},
+			Checked: CheckedFromDocs,
+			Source:  "vllm-project/vllm vllm/engine/arg_utils.py @ v0.8.0",
+			Image:   "vllm/vllm-openai:v0.8.0",
+			Flags:   with(with(with(base, dtype), kv), map[string]FlagSpec{"--quantization": {Values: q08}})},
 		EngineRelease{Release: MustRelease("0.10.1"), Name: "vLLM 0.10.1 (vllm serve)",
-			Source: "vllm-project/vllm vllm/engine/arg_utils.py @ v0.10.1",
-			Image:  "vllm/vllm-openai:v0.10.1",
-			Flags:  with(with(with(base, dtype), kv), map[string]FlagSpec{"--quantization": {Values: q010}})},
+			Checked: CheckedFromDocs,
+			Source:  "vllm-project/vllm vllm/engine/arg_utils.py @ v0.10.1",
+			Image:   "vllm/vllm-openai:v0.10.1",
+			Flags:   with(with(with(base, dtype), kv), map[string]FlagSpec{"--quantization": {Values: q010}})},
 		EngineRelease{Release: MustRelease("0.11.0"), Name: "vLLM 0.11.0 (vllm serve)",
-			Source: "vllm-project/vllm vllm/engine/arg_utils.py @ v0.11.0",
-			Image:  "vllm/vllm-openai:v0.11.0", ROCmImage: "vllm/vllm-openai-rocm:v0.11.0",
+			Checked: CheckedFromDocs,
+			Source:  "vllm-project/vllm vllm/engine/arg_utils.py @ v0.11.0",
+			Image:   "vllm/vllm-openai:v0.11.0", ROCmImage: "vllm/vllm-openai-rocm:v0.11.0",
 			// docker/Dockerfile.rocm_base PYTORCH_ROCM_ARCH @ v0.11.0.
 			ROCmTargets: []string{"gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1101", "gfx1200", "gfx1201"},
 			Flags:       with(with(with(base, dtype), kv), map[string]FlagSpec{"--quantization": {Values: q010}})},
