@@ -233,7 +233,7 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 	if unified {
 		r.MaxContextAtConcurrency = largestContext(seq, kv, n, min(cells, m.MaxContext))
 	}
-	if one := seq(min(perSeq, r.Context)); one > 0 {
+	if one := seq(llamaSlotSpan(s, perSeq, r.Context, cells)); one > 0 {
 		r.MaxConcurrencyAtContext = int(kv / one)
 	}
 	hostNeed := bd.HostWeights + bd.HostKV + bd.HostBuffers

@@ -343,3 +343,23 @@ func TestFP8OnStrixHaloRefusedEverywhere(t *testing.T) {
 		t.Errorf("plan: ranked %d, dropped %+v; fit said %q", len(res.Ranked), res.Dropped, u.Detail)
 	}
 }
+
+// --ctx-size (total cells) with -n 4 keeps 4 sequences resident, split or
+// unified: flags used to cut -np to 1 (issue 18, defect 1).
+func TestCtxSizeKeepsSlots(t *testing.T) {
+	c := catalog(t)
+	for _, unified := range []bool{false, true} {
+		m, h := modelOn(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-3060-12gb")
+		e, _ := c.FindEngine("llama.cpp")
+		q, _ := c.FindQuant("q4_k_m")
+		kv, _ := c.FindKVType("f16")
+		s := planner.Scenario{Hardware: h, Devices: 1, Engine: e, Model: m, Quant: q, KV: kv, TotalContext: 16384, Concurrency: 4, UnifiedKV: unified}
+		r, err := planner.Fit(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.MaxConcurrencyAtContext < 4 || r.MaxKVTokens != 16384 {
+			t.Errorf("unified %v: --ctx-size 16384 -n 4 holds %d sequences, %d cells", unified, r.MaxConcurrencyAtContext, r.MaxKVTokens)
+		}
+	}
+}

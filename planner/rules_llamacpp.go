@@ -184,3 +184,15 @@ func llamaKQSpan(s Scenario, cells, slot Tokens) Tokens {
 	}
 	return slot
 }
+
+// llamaSlotSpan is the sequence length MaxConcurrencyAtContext counts in:
+// the per-slot context asked for, else (only -c/--ctx-size given) the
+// slot's share of the cells. Counting in the whole pool's length made a
+// unified or --ctx-size plan hold "1 sequence" and flags cut -np to 1
+// (issue 18, defect 1).
+func llamaSlotSpan(s Scenario, perSeq, ctx, cells Tokens) Tokens {
+	if perSeq > 0 {
+		return min(perSeq, ctx)
+	}
+	return max(cells/Tokens(s.concurrency()), 1)
+}
