@@ -363,3 +363,35 @@ func TestCtxSizeKeepsSlots(t *testing.T) {
 		}
 	}
 }
+
+// q8_0 KV only where it saves something: 8B at 4 users × 2.5k tokens fits
+// a 4090 with f16 KV, so the plan keeps f16 and says why q8_0 was not
+// chosen; at 131k tokens on a 12 GB card q8_0 may still win.
+func TestQuantizedKVOnlyWhereItSaves(t *testing.T) {
+	c := catalog(t)
+	m, h := modelOn(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-4090")
+	res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m,
+		Workload: planner.Workload{Prompt: 2048, Gen: 512, Concurrency: 4}, Engines: []planner.EngineID{planner.LlamaCpp}})
+	for _, r := range res.Ranked {
+		if r.KVType == "q8_0" || r.KVType == "q4_0" {
+			t.Errorf("ranked %s with %s KV where f16 holds 4 users", r.Quant, r.KVType)
+		}
+	}
+	why := false
+	for _, d := range res.Dropped {
+		why = why || strings.Contains(d.Why, "q8_0 KV saves nothing")
+	}
+	if !why {
+		t.Errorf("no dropped row says why q8_0 KV was not used: %+v", res.Dropped)
+	}
+	m, h = modelOn(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-3060-12gb")
+	res = planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m,
+		Workload: planner.Workload{Prompt: 60000, Gen: 1000, Concurrency: 4}, Engines: []planner.EngineID{planner.LlamaCpp}})
+	q8 := false
+	for _, r := range res.Ranked {
+		q8 = q8 || r.KVType == "q8_0"
+	}
+	if !q8 {
+		t.Errorf("4 × 61k tokens on 12 GB: no q8_0 KV row, where it saves memory")
+	}
+}

@@ -256,8 +256,12 @@ func Plan(req PlanRequest) PlanResult {
 			for _, q := range quants {
 				kvs := kvChoices(c, e, q)
 				for _, tp := range tpChoices(e, devs) {
+					var full *Candidate // the unquantized-KV row of this format and TP
 					for _, kv := range kvs {
 						cand, ok := evaluate(req, e, q, kv, tp, users, perf, terms)
+						if ok && full != nil && !quantizedKVSaves(*full, users) && kvQuantized(kv) {
+							cand.Why, ok = fmt.Sprintf("%s KV saves nothing here: %s KV already holds %s on the device", kv.ID, full.KVType, Plural(users, "user")), false
+						}
 						if !ok {
 							if cand.Why != "" {
 								dropped = append(dropped, cand)
@@ -265,6 +269,10 @@ func Plan(req PlanRequest) PlanResult {
 							continue
 						}
 						ranked = append(ranked, cand)
+						if !kvQuantized(kv) {
+							f := cand
+							full = &f
+						}
 					}
 				}
 			}

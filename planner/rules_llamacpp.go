@@ -196,3 +196,16 @@ func llamaSlotSpan(s Scenario, perSeq, ctx, cells Tokens) Tokens {
 	}
 	return max(cells/Tokens(s.concurrency()), 1)
 }
+
+// kvQuantized reports whether a KV type is a ggml block format (q8_0,
+// q4_0), which costs quality the 8-bit float KV of the paged engines
+// (fp8) is not charged for here.
+func kvQuantized(kv KVType) bool { return strings.HasPrefix(kv.ID, "q") }
+
+// quantizedKVSaves reports whether quantizing the KV cache of a GGML plan
+// buys anything over its f16 row: it does when f16 does not hold every
+// requested user at the context, or holds them only with weights in RAM.
+// Where f16 already fits, q8_0 KV only costs quality (issue 18).
+func quantizedKVSaves(full Candidate, users int) bool {
+	return full.Fit.Verdict != Fits || full.Concurrency < users || full.Fit.MaxConcurrencyAtContext < users
+}
