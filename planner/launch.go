@@ -70,7 +70,8 @@ type launchIn struct {
 }
 
 // LaunchFor returns the command that starts c's engine: memory share,
-// context (with room for the chat template), concurrency, format, KV type
+// context (the plan's, which WorkloadContext gave room for the chat
+// template), concurrency, format, KV type
 // and tensor parallel, in the flags of the release o.Release (or the
 // scenario's EngineVersion; newest when both are empty). Errors: a dropped
 // candidate, an engine without launch commands, a release Headroom has no
@@ -141,9 +142,6 @@ func LaunchFor(c Candidate, o LaunchOptions) (Launch, error) {
 		return l, fmt.Errorf("no launch command for engine %s (policy %s): it has no server", c.Engine, s.Engine.Policy)
 	}
 	l.Notes = append(l.Notes, ck.notes...)
-	if in.ctx > c.Fit.Context && c.Fit.Context > 0 {
-		l.Notes = append(l.Notes, fmt.Sprintf("context %d = the planned %d plus room for the chat template's tokens", in.ctx, c.Fit.Context))
-	}
 	if !s.Engine.IsGGML() {
 		l.Notes = append(l.Notes, "gated repos (meta-llama/…) need a Hugging Face token: export HF_TOKEN=… first")
 	}
@@ -153,29 +151,36 @@ func LaunchFor(c Candidate, o LaunchOptions) (Launch, error) {
 	return l, nil
 }
 
-// templateHeadroom is the room a launch leaves beyond the planned prompt
-// plus output for the tokens a chat template adds (role headers, the
-// system prompt some templates insert: Llama 3.1's adds a date line,
-// gpt-oss's harmony format a channel preamble); vLLM and TGI reject a
-// request whose prompt plus max_tokens exceeds the context.
+// templateHeadroom is the room a context leaves beyond the prompt plus
+// output for the tokens a chat template adds (role headers, the system
+// prompt some templates insert: Llama 3.1's adds a date line, gpt-oss's
+// harmony format a channel preamble); vLLM and TGI reject a request whose
+// prompt plus max_tokens exceeds the context.
 const templateHeadroom Tokens = 256
 
+// WorkloadContext is the per-sequence context to plan and launch for
+// requests of prompt plus gen tokens: their sum plus templateHeadroom,
+// rounded up to 256 (llama.cpp's cell padding), 0 when both are 0. Front
+// ends turn a workload into Scenario.Context with it, as Plan does.
+func WorkloadContext(prompt, gen Tokens) Tokens {
+	if prompt+gen <= 0 {
+		return 0
+	}
+	return padTo(prompt+gen+templateHeadroom, 256)
+}
+
 // templateContext is the per-sequence context a launch asks for: the
-// plan's, plus templateHeadroom rounded to llama.cpp's 256-cell padding,
-// never past the model's maximum.
+// plan's (Fit.Context, else the scenario's), never past the model's
+// maximum.
 func templateContext(c Candidate, s Scenario) Tokens {
 	ctx := c.Fit.Context
 	if ctx <= 0 {
 		ctx = s.Context
 	}
-	if ctx <= 0 {
-		return ctx
+	if m := s.Model.Context(); m > 0 && ctx > m {
+		ctx = m
 	}
-	want := padTo(ctx+templateHeadroom, 256)
-	if m := s.Model.Context(); m > 0 && want > m {
-		want = max(m, ctx)
-	}
-	return want
+	return ctx
 }
 
 // sortedKeys lists an environment's names in order, so that one plan

@@ -230,9 +230,24 @@ func TestLaunchIssue18Defects(t *testing.T) {
 		}
 	})
 	t.Run("13 context has room for the chat template", func(t *testing.T) {
-		l := fitCase{model: llama8, hw: "nvidia-l40s", quant: "bf16", engine: planner.VLLM, ctx: 1280}.launch(t, c, planner.LaunchOptions{})
-		if n := atoi(t, flagValue(t, l.Argv, "--max-model-len")); n < 1280+128 {
-			t.Errorf("--max-model-len %d for 1280 tokens of prompt and output", n)
+		m, h := modelOn(t, c, llama8, "nvidia-l40s")
+		res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Model: m, Engines: []planner.EngineID{planner.VLLM},
+			Workload: planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 4}})
+		best, ok := res.Best()
+		if !ok {
+			t.Fatal("no plan")
+		}
+		l, err := planner.LaunchCommand(best, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := atoi(t, flagValue(t, l.Argv, "--max-model-len")); n < 1280+128 || n != int64(planner.WorkloadContext(1024, 256)) {
+			t.Errorf("--max-model-len %d for 1280 tokens of prompt and output; WorkloadContext %d", n, planner.WorkloadContext(1024, 256))
+		}
+		// A context the user set is launched as set.
+		l = fitCase{model: llama8, hw: "nvidia-l40s", quant: "bf16", engine: planner.VLLM, ctx: 8192}.launch(t, c, planner.LaunchOptions{})
+		if n := flagValue(t, l.Argv, "--max-model-len"); n != "8192" {
+			t.Errorf("-c 8192 launched as --max-model-len %s", n)
 		}
 	})
 	t.Run("14 format notes", func(t *testing.T) {

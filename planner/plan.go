@@ -564,9 +564,10 @@ func sweepPoint(cand *Candidate, pm perfModel, w Workload, n int, slo SLO, best 
 	return best
 }
 
-// ctxFor is the per-sequence context a workload needs.
+// ctxFor is the per-sequence context a workload needs, with room for the
+// chat template (WorkloadContext).
 func ctxFor(req PlanRequest) Tokens {
-	ctx := req.Workload.Prompt + req.Workload.Gen
+	ctx := WorkloadContext(req.Workload.Prompt, req.Workload.Gen)
 	if ctx <= 0 {
 		ctx = 4096
 	}

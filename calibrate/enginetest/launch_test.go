@@ -31,13 +31,14 @@ var launchSpec = gguf.LlamaSpec{Name: "hr-launch", Layers: 7, Hidden: 512, FFN: 
 // runner's llama.cpp allocates (it logs each) and Ollama's own figure on
 // /api/ps (its estimate, llm/memory.go) may each exceed the plan by at
 // most 10%, and must reach half of it (a misread log). Measured
-// 2026-11-24 on the 2-core dev box: buffers 113.9 MiB (model 47.4, KV 17.5,
-// output 0.04, compute 49.0), /api/ps 118.0 MiB, plan 120.4 MiB (compute
-// 55.5 MiB: flash attention off, which Ollama 0.6.5 never runs on the CPU).
+// 2026-11-24 on the 2-core dev box, 2 slots × 1024 tokens: buffers 101.4
+// MiB, /api/ps 105.0 MiB, plan 108.9 MiB (weights 47.4, KV 14.0, compute
+// 47.5: flash attention off, which Ollama 0.6.5 never runs on the CPU);
+// at 2 × 1280 tokens 113.9, 118.0 and 120.4 MiB.
 const launchMemTolerance = 0.10
 
 // TestOllamaRunsTheLaunchPlan takes the plan's Ollama 0.6.5 launch for a
-// test GGUF (2 users × 1024 tokens on this CPU), starts a real Ollama
+// test GGUF (2 users × 1024 tokens, WorkloadContext(700, 64), on this CPU), starts a real Ollama
 // v0.6.5 with exactly the environment the launch prints (its address
 // moved to a free port), creates the model from the launch's Modelfile
 // note, and checks that the server runs what was planned: the runner gets
@@ -60,9 +61,11 @@ func TestOllamaRunsTheLaunchPlan(t *testing.T) {
 	if err != nil || len(probs) > 0 {
 		t.Fatal(err, probs)
 	}
-	const users, perUser = 2, 1024
+	const users = 2
 	s := scenarioFor(t, c, m)
-	s.Context, s.Concurrency, s.EngineVersion = perUser, users, "0.6.5"
+	// 700-token prompts and 64-token answers: 1024 tokens per slot with
+	// the chat template's room.
+	s.Context, s.Concurrency, s.EngineVersion = planner.WorkloadContext(700, 64), users, "0.6.5"
 	l, plannedCtx := launchPlan(t, s, path)
 
 	// The launch's environment, as printed, with the address moved.
