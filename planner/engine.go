@@ -16,7 +16,9 @@ const (
 )
 
 // Engine describes an inference engine: what it runs on, which weight
-// formats each backend loads, and the knobs of its memory policy.
+// formats each backend loads, and the knobs of its memory policy. Its
+// flags, container images and kernel gates per release are in the
+// engine's rules (rules_*.go: Releases, Supported, LaunchFor).
 type Engine struct {
 	ID   EngineID `toml:"id" json:"id"`
 	Name string   `toml:"name" json:"name"`
@@ -42,8 +44,6 @@ type Engine struct {
 	// MaxSeqs is the default concurrency cap (vLLM --max-num-seqs, TGI
 	// --max-concurrent-requests, llama-server -np).
 	MaxSeqs int `toml:"max_seqs" json:"max_seqs,omitempty"`
-	// Docker is the official container image, for launch commands.
-	Docker string `toml:"docker" json:"docker,omitempty"`
 	Notes  string `toml:"notes" json:"notes,omitempty"`
 	Source string `toml:"source" json:"source,omitempty"`
 }
