@@ -176,6 +176,9 @@ func TestLaunchIssue18Defects(t *testing.T) {
 		if !strings.Contains(l.String(), "VLLM_CPU_KVCACHE_SPACE=") {
 			t.Errorf("not in the command:\n%s", l.String())
 		}
+		if d := f.launch(t, c, planner.LaunchOptions{Docker: true}); strings.Contains(d.String(), "docker run") {
+			t.Errorf("the CUDA image for a CPU plan:\n%s", d.String())
+		}
 	})
 	t.Run("8 engine version selects -fa syntax", func(t *testing.T) {
 		f := fitCase{model: llama8, hw: "nvidia-rtx-3060-12gb", quant: "q4_k_m", engine: planner.LlamaCpp, ctx: 4096}

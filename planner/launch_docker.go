@@ -28,6 +28,8 @@ func dockerize(l Launch, in launchIn) Launch {
 		img = llamaImage(rel, b)
 	case b == ROCm:
 		img = rel.ROCmImage
+	case b == CPU && !s.Engine.IsGGML():
+		img = "" // the release images are GPU builds (vLLM's CPU image is built from source)
 	}
 	if img == "" {
 		l.Notes = append(l.Notes, fmt.Sprintf("%s has no official %s container image; run natively", rel.Name, b))
