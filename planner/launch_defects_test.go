@@ -413,3 +413,30 @@ func TestQuantizedKVOnlyWhereItSaves(t *testing.T) {
 		t.Errorf("4 × 61k tokens on 12 GB: no q8_0 KV row, where it saves memory")
 	}
 }
+
+// An Ollama release loads only the architectures it has (read at the
+// tags): Qwen3 MoE from 0.6.6, gpt-oss from 0.11.0.
+func TestOllamaReleaseLoadsArchitecture(t *testing.T) {
+	c := catalog(t)
+	for _, x := range []struct {
+		model, version string
+		ok             bool
+	}{
+		{"Qwen/Qwen3-30B-A3B", "0.6.5", false},
+		{"Qwen/Qwen3-30B-A3B", "0.6.6", true},
+		{"openai/gpt-oss-20b", "0.10.0", false},
+		{"openai/gpt-oss-20b", "0.11.0", true},
+		{"meta-llama/Llama-3.1-8B-Instruct", "0.6.0", true},
+		{"openai/gpt-oss-20b", "", true},
+	} {
+		quant := "q4_k_m"
+		if x.model == "openai/gpt-oss-20b" {
+			quant = "mxfp4"
+		}
+		_, err := fitCase{model: x.model, hw: "nvidia-rtx-4090", quant: quant, engine: planner.Ollama, ctx: 4096, version: x.version}.candidate(t, c)
+		var u *planner.UnsupportedError
+		if refused := errors.As(err, &u) && u.Reason == planner.ReasonRelease; refused == x.ok {
+			t.Errorf("%s on Ollama %q: %v", x.model, x.version, err)
+		}
+	}
+}

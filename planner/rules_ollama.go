@@ -96,8 +96,35 @@ func ollamaFlashAttention(s Scenario, b Backend) bool {
 // it Ollama falls back to f16 ("quantized kv cache requested but flash
 // attention disabled", llm/server.go:196 @ v0.6.5), twice the planned KV.
 func ollamaSupported(s Scenario, b Backend) *UnsupportedError {
+	if u := ollamaArchSupported(s); u != nil {
+		return u
+	}
 	if s.KV.NeedsFlashAttention && !ollamaFlashAttention(s, b) {
 		return refuse(s, ReasonNoKernel, "Ollama %s runs flash attention only on GPUs (CPU from 0.11.5), and a %s KV cache needs it: use f16 KV", releaseOf(s), s.KV.ID)
+	}
+	return nil
+}
+
+// ollamaArchSince is the first Ollama release that loads each model
+// architecture (Model.Arch) added after 0.6.0, read at the tags: its own
+// engine's model/models/<name> directory or the GGUF architecture in the
+// vendored llama/llama.cpp/src/llama-arch.cpp. Architectures not listed
+// load in every release with rules (llama, qwen2, phi3, mistral,
+// deepseek2, starcoder2, gemma3 from 0.6.0) or are not known.
+var ollamaArchSince = map[string]Release{
+	"mistral3":   MustRelease("0.6.5"),  // model/models/mistral3 @ v0.6.5
+	"llama4":     MustRelease("0.6.6"),  // llama-arch.cpp "llama4" @ v0.6.6
+	"qwen3_moe":  MustRelease("0.6.6"),  // llama-arch.cpp "qwen3moe" @ v0.6.6
+	"qwen3":      MustRelease("0.6.6"),  // llama-arch.cpp "qwen3" @ v0.6.6
+	"gpt_oss":    MustRelease("0.11.0"), // model/models/gptoss @ v0.11.0
+	"minimax_m2": MustRelease("0.13.2"), // llama-arch.cpp "minimax-m2" @ v0.13.2
+}
+
+// ollamaArchSupported refuses a model the release cannot load.
+func ollamaArchSupported(s Scenario) *UnsupportedError {
+	since, ok := ollamaArchSince[s.Model.Arch]
+	if rel := releaseOf(s); ok && !rel.AtLeast(since) {
+		return refuse(s, ReasonRelease, "Ollama %s cannot load %s models (%s architecture): Ollama %s added it", rel, s.Model.ID, s.Model.Arch, since)
 	}
 	return nil
 }
