@@ -43,9 +43,9 @@ type Engine struct {
 	DefaultContext Tokens `toml:"default_context" json:"default_context,omitempty"`
 	// MaxSeqs is the default concurrency cap (vLLM --max-num-seqs, TGI
 	// --max-concurrent-requests, llama-server -np).
-	MaxSeqs int `toml:"max_seqs" json:"max_seqs,omitempty"`
-	Notes  string `toml:"notes" json:"notes,omitempty"`
-	Source string `toml:"source" json:"source,omitempty"`
+	MaxSeqs int    `toml:"max_seqs" json:"max_seqs,omitempty"`
+	Notes   string `toml:"notes" json:"notes,omitempty"`
+	Source  string `toml:"source" json:"source,omitempty"`
 }
 
 // Loads reports whether the engine loads family f on backend b.
