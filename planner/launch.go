@@ -67,7 +67,20 @@ type launchIn struct {
 	quantFlag string // the engine's quantization option value, "" for none
 	ctx       Tokens // per-sequence context, with room for the chat template
 	conc      int    // sequences the engine admits at once
+	// image is the container image when the launch runs in one ("":
+	// native); the server then listens on all of the container's
+	// interfaces (host), published on 127.0.0.1 only.
+	image string
+	host  string
 }
+
+// server is a built command: the program words, which an image's
+// entrypoint may stand for, then its arguments.
+type server struct {
+	prog, args []string
+}
+
+func (c server) argv() []string { return append(append([]string{}, c.prog...), c.args...) }
 
 // LaunchFor returns the command that starts c's engine: memory share,
 // context (the plan's, which WorkloadContext gave room for the chat
@@ -115,39 +128,52 @@ func LaunchFor(c Candidate, o LaunchOptions) (Launch, error) {
 	}
 	ck := checkpointFor(s, o)
 	in := launchIn{c: c, s: s, b: b, rel: rel, o: o, model: ck.name,
-		ctx: templateContext(c, s), conc: max(c.Concurrency, 1)}
+		ctx: templateContext(c, s), conc: max(c.Concurrency, 1), host: "127.0.0.1"}
 	l := Launch{Engine: c.Engine, Version: rel.Name}
+	if o.Docker {
+		img, why := dockerImage(in)
+		if img == "" {
+			l.Notes = append(l.Notes, why)
+		}
+		in.image = img
+		if img != "" {
+			in.host = "0.0.0.0"
+		}
+	}
+	var cmd server
+	var notes []string
 	switch s.Engine.Policy {
 	case PolicyVLLM:
 		in.conc = max(in.conc, o.Users)
 		in.quantFlag = vllmQuantFlag(s, b, ck)
-		l.Argv = vllmArgs(in)
+		cmd = vllmArgs(in)
 		if b == CPU {
-			l.Env, l.Notes = vllmCPUEnv(c)
+			l.Env, notes = vllmCPUEnv(c)
 		}
 	case PolicyLlamaCpp:
-		l.Argv, l.Notes = llamaServerArgs(in)
+		cmd, notes = llamaServerArgs(in)
 	case PolicyOllama:
-		l.Env, l.Argv, l.Notes = ollamaEnv(in)
+		l.Env, cmd, notes = ollamaEnv(in)
 	case PolicyTGI:
 		in.quantFlag = tgiQuantize(s.Quant, ck)
-		l.Argv, l.Notes = tgiArgs(in)
+		cmd, notes = tgiArgs(in)
 	case PolicySGLang:
 		in.conc = max(in.conc, o.Users)
 		in.quantFlag = sglangQuantFlag(s, b, rel, ck)
-		l.Argv, l.Notes = sglangArgs(in)
+		cmd, notes = sglangArgs(in)
 	case PolicyTRTLLM:
-		l.Argv, l.Files = trtllmArgs(in)
+		cmd, l.Files = trtllmArgs(in)
 	default:
 		return l, fmt.Errorf("no launch command for engine %s (policy %s): it has no server", c.Engine, s.Engine.Policy)
 	}
-	l.Notes = append(l.Notes, ck.notes...)
+	l.Notes = append(append(l.Notes, notes...), ck.notes...)
 	if !s.Engine.IsGGML() {
 		l.Notes = append(l.Notes, "gated repos (meta-llama/…) need a Hugging Face token: export HF_TOKEN=… first")
 	}
-	if o.Docker {
-		l = dockerize(l, in)
+	if in.image != "" {
+		return dockerize(l, in, cmd), nil
 	}
+	l.Argv = cmd.argv()
 	return l, nil
 }
 
@@ -194,15 +220,6 @@ func sortedKeys(env map[string]string) []string {
 	return keys
 }
 
-func replaceFlag(a []string, flag, val string) []string {
-	out := append([]string{}, a...)
-	for i := 0; i+1 < len(out); i++ {
-		if out[i] == flag {
-			out[i+1] = val
-		}
-	}
-	return out
-}
 
 // shortName is the model's name without its organisation, lower-case (an
 // Ollama model name).

@@ -43,8 +43,9 @@ func checkpointFor(s Scenario, o LaunchOptions) checkpoint {
 		if m.FileQuant != "" && strings.EqualFold(m.FileQuant, q.ID) {
 			return checkpoint{name: "<the GGUF file this plan read>", placeholder: true}
 		}
-		return checkpoint{name: fmt.Sprintf("<a %s GGUF of %s>", strings.ToUpper(q.ID), m.ID), placeholder: true,
-			notes: []string{fmt.Sprintf("replace the <…> placeholder with the path of a %s GGUF of %s (Hugging Face: search \"%s GGUF\")", strings.ToUpper(q.ID), m.ID, shortName(m.ID))}}
+		g := strings.ToUpper(q.ID)
+		return checkpoint{name: fmt.Sprintf("<%s %s GGUF of %s>", article(g), g, m.ID), placeholder: true,
+			notes: []string{fmt.Sprintf("replace the <…> placeholder with the path of %s %s GGUF of %s (Hugging Face: search \"%s GGUF\")", article(g), g, m.ID, shortName(m.ID))}}
 	}
 	own := checkpoint{name: m.ID}
 	switch {
@@ -63,8 +64,20 @@ func checkpointFor(s Scenario, o LaunchOptions) checkpoint {
 		own.notes = []string{"bitsandbytes NF4 quantized while loading from the BF16 repo"}
 		return own
 	}
-	return checkpoint{name: fmt.Sprintf("<a %s checkpoint of %s>", q.Name, m.ID), placeholder: true,
-		notes: []string{fmt.Sprintf("replace the <…> placeholder with a %s repo of %s (one with its quantization_config); the engine reads the format from it", q.Name, m.ID)}}
+	return checkpoint{name: fmt.Sprintf("<%s %s checkpoint of %s>", article(q.Name), q.Name, m.ID), placeholder: true,
+		notes: []string{fmt.Sprintf("replace the <…> placeholder with %s %s repo of %s (one with its quantization_config); the engine reads the format from it", article(q.Name), q.Name, m.ID)}}
+}
+
+// article is "an" before a word read with a vowel sound (AWQ, FP8,
+// MXFP4, NVFP4 as letters), else "a".
+func article(w string) string {
+	if w == "" {
+		return "a"
+	}
+	if strings.ContainsRune("AEFHILMNORSXaeiou", rune(w[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // nativeFormat reports whether the model is published in the format.

@@ -78,12 +78,18 @@ func llamaCppSupported(s Scenario, b Backend, rel Release) *UnsupportedError {
 	return nil
 }
 
-func llamaServerArgs(in launchIn) ([]string, []string) {
+func llamaServerArgs(in launchIn) (server, []string) {
 	s, c, rel := in.s, in.c, in.rel
 	conc := in.conc
 	unified := s.UnifiedKV && rel.Has("--kv-unified")
 	cells := llamaLaunchCells(in, unified)
-	a := []string{"llama-server", "-m", in.model,
+	file := in.model
+	if in.image != "" && !strings.HasPrefix(file, "/") {
+		// The GGUF is in this folder, mounted at /models (llama.cpp
+		// docs/docker.md: -m /models/…).
+		file = "/models/" + strings.TrimPrefix(file, "./")
+	}
+	a := []string{"-m", file,
 		"-ngl", fmt.Sprint(c.Fit.GPULayers),
 		"-c", fmt.Sprint(int64(cells)),
 		"-np", fmt.Sprint(conc),
@@ -102,7 +108,7 @@ func llamaServerArgs(in launchIn) ([]string, []string) {
 	if rel.Has("--jinja") {
 		a = append(a, "--jinja")
 	}
-	a = append(a, "-b", "2048", "-ub", "512", "--host", "127.0.0.1", "--port", "8080")
+	a = append(a, "-b", "2048", "-ub", "512", "--host", in.host, "--port", "8080")
 	var notes []string
 	if unified {
 		notes = append(notes, fmt.Sprintf("-c %d cells in one pool shared by %s (--kv-unified)", cells, Plural(conc, "slot")))
@@ -123,7 +129,7 @@ func llamaServerArgs(in launchIn) ([]string, []string) {
 	if c.Fit.OffloadBytes > 0 && c.Fit.GPULayers > 0 {
 		notes = append(notes, "weights in system RAM are copied to the device once per prompt ubatch: a larger -ub (1024-4096) cuts that cost for long prompts, for a larger compute buffer")
 	}
-	return a, notes
+	return server{prog: []string{"llama-server"}, args: a}, notes
 }
 
 // llamaLaunchCells is -c: the KV cells the plan sized (Fit.MaxKVTokens),

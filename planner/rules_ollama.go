@@ -43,7 +43,7 @@ func init() {
 // ollamaEnv is the server environment of a plan: parallel slots, the
 // context of each (Ollama sizes KV as num_parallel × num_ctx), flash
 // attention (a quantized KV cache needs it) and the KV type.
-func ollamaEnv(in launchIn) (map[string]string, []string, []string) {
+func ollamaEnv(in launchIn) (map[string]string, server, []string) {
 	s := in.s
 	kv := s.KV.ID
 	if kv == "" {
@@ -58,21 +58,21 @@ func ollamaEnv(in launchIn) (map[string]string, []string, []string) {
 		"OLLAMA_CONTEXT_LENGTH":  fmt.Sprint(int64(in.ctx)),
 		"OLLAMA_FLASH_ATTENTION": fa,
 		"OLLAMA_KV_CACHE_TYPE":   kv,
-		"OLLAMA_HOST":            "127.0.0.1:11434",
+		"OLLAMA_HOST":            in.host + ":11434",
 	}
 	notes := []string{
-		ollamaCreateNote(in, false),
+		ollamaCreateNote(in),
 		fmt.Sprintf("KV is sized for %d parallel requests × %d tokens each", in.conc, in.ctx),
 	}
-	return env, []string{"ollama", "serve"}, notes
+	return env, server{prog: []string{"ollama", "serve"}}, notes
 }
 
 // ollamaCreateNote says how to register the GGUF with Ollama: natively
 // from this folder, or inside the container ("ollama", this folder
 // mounted at /models).
-func ollamaCreateNote(in launchIn, docker bool) string {
+func ollamaCreateNote(in launchIn) string {
 	name := shortName(in.s.Model.ID)
-	if docker {
+	if in.image != "" {
 		return fmt.Sprintf("then: docker exec ollama ollama create %s -f /models/Modelfile  (Modelfile in this folder: FROM /models/%s)", name, in.model)
 	}
 	return fmt.Sprintf("then: ollama create %s -f Modelfile  (Modelfile: FROM %s)", name, in.model)

@@ -70,22 +70,22 @@ func sglangQuantFlag(s Scenario, b Backend, rel EngineRelease, ck checkpoint) st
 	return ""
 }
 
-func sglangArgs(in launchIn) ([]string, []string) {
+func sglangArgs(in launchIn) (server, []string) {
 	s, c := in.s, in.c
 	f := s.GPUMemoryUtilization
 	if f == 0 {
 		f = SGLangMemFractionStatic(s.deviceMemory(), c.Devices)
 	}
-	a := []string{"python", "-m", "sglang.launch_server"}
+	prog := []string{"python", "-m", "sglang.launch_server"}
 	if in.rel.Has("serve") {
-		a = []string{"sglang", "serve"}
+		prog = []string{"sglang", "serve"}
 	}
-	a = append(a, "--model-path", in.model,
+	a := []string{"--model-path", in.model,
 		"--tp", fmt.Sprint(max(c.Devices, 1)),
 		"--mem-fraction-static", fmt.Sprintf("%.3f", f),
 		"--max-running-requests", fmt.Sprint(in.conc),
 		"--context-length", fmt.Sprint(int64(in.ctx)),
-	)
+	}
 	if q := in.quantFlag; q != "" {
 		a = append(a, "--quantization", q)
 	}
@@ -99,5 +99,5 @@ func sglangArgs(in launchIn) ([]string, []string) {
 	if strings.HasSuffix(in.quantFlag, "_marlin") {
 		notes = append(notes, "Marlin 4-bit kernels (compute capability 8.0+)")
 	}
-	return append(a, "--host", "127.0.0.1", "--port", "30000"), notes
+	return server{prog: prog, args: append(a, "--host", in.host, "--port", "30000")}, notes
 }

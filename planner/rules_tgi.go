@@ -85,10 +85,10 @@ func tgiQuantize(q Quant, ck checkpoint) string {
 // command sets what it enforces: the per-request token limits and the
 // number of requests it accepts before answering 429, which is the
 // workload's users (they queue), not the plan's batch.
-func tgiArgs(in launchIn) ([]string, []string) {
+func tgiArgs(in launchIn) (server, []string) {
 	s, c := in.s, in.c
 	accept := max(in.conc, in.o.Users)
-	a := []string{"text-generation-launcher", "--model-id", in.model,
+	a := []string{"--model-id", in.model,
 		"--num-shard", fmt.Sprint(max(c.Devices, 1)),
 		"--max-concurrent-requests", fmt.Sprint(accept),
 		"--max-input-tokens", fmt.Sprint(int64(in.ctx - 1)),
@@ -102,5 +102,9 @@ func tgiArgs(in launchIn) ([]string, []string) {
 		a = append(a, "--kv-cache-dtype", "fp8_e4m3fn")
 	}
 	notes := []string{fmt.Sprintf("TGI sizes its KV pool at warmup from free memory (TGI_WIGGLE_ROOM); the plan expects about %d tokens, %d running at once", c.Fit.MaxKVTokens, in.conc)}
-	return append(a, "--hostname", "127.0.0.1", "--port", "8080"), notes
+	port := "8080"
+	if in.image != "" {
+		port = "80" // the image's convention, published as 8080
+	}
+	return server{prog: []string{"text-generation-launcher"}, args: append(a, "--hostname", in.host, "--port", port)}, notes
 }

@@ -31,14 +31,15 @@ func trtllmSupported(s Scenario, b Backend) *UnsupportedError {
 // trtllmOptionsFile is the --extra_llm_api_options file name.
 const trtllmOptionsFile = "extra-llm-api-options.yaml"
 
-func trtllmArgs(in launchIn) ([]string, []LaunchFile) {
+func trtllmArgs(in launchIn) (server, []LaunchFile) {
 	c := in.c
-	a := []string{"trtllm-serve", in.model, "--host", "127.0.0.1", "--port", "8000",
+	a := []string{in.model, "--host", in.host, "--port", "8000",
 		"--tp_size", fmt.Sprint(max(c.Devices, 1)), "--max_batch_size", fmt.Sprint(in.conc),
 		"--max_seq_len", fmt.Sprint(int64(in.ctx)), "--kv_cache_free_gpu_memory_fraction", "0.9"}
+	prog := []string{"trtllm-serve"}
 	if in.s.KV.ID != "fp8" {
-		return a, nil
+		return server{prog: prog, args: a}, nil
 	}
 	f := LaunchFile{Name: trtllmOptionsFile, Content: "kv_cache_config:\n  dtype: fp8\n  free_gpu_memory_fraction: 0.9\n"}
-	return append(a, "--extra_llm_api_options", trtllmOptionsFile), []LaunchFile{f}
+	return server{prog: prog, args: append(a, "--extra_llm_api_options", trtllmOptionsFile)}, []LaunchFile{f}
 }

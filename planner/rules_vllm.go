@@ -84,13 +84,19 @@ func int4Method(s Scenario, b Backend) string {
 	return m
 }
 
-func vllmArgs(in launchIn) []string {
+// vllmArgs: the model is vllm serve's positional argument natively; the
+// image's entrypoint is the API server, which takes --model (vLLM's
+// docker docs).
+func vllmArgs(in launchIn) server {
 	s, c := in.s, in.c
 	util := s.GPUMemoryUtilization
 	if util == 0 {
 		util = s.Engine.GPUMemoryUtilization
 	}
-	a := []string{"vllm", "serve", in.model}
+	a := []string{in.model}
+	if in.image != "" {
+		a = []string{"--model", in.model}
+	}
 	if in.b != CPU {
 		a = append(a, "--gpu-memory-utilization", fmt.Sprintf("%.2f", util))
 	}
@@ -116,7 +122,7 @@ func vllmArgs(in launchIn) []string {
 	if s.KV.ID == "fp8" {
 		a = append(a, "--kv-cache-dtype", "fp8")
 	}
-	return append(a, "--host", "127.0.0.1", "--port", "8000")
+	return server{prog: []string{"vllm", "serve"}, args: append(a, "--host", in.host, "--port", "8000")}
 }
 
 // vllmDType is --dtype for a float plan.
