@@ -220,7 +220,6 @@ func sortedKeys(env map[string]string) []string {
 	return keys
 }
 
-
 // shortName is the model's name without its organisation, lower-case (an
 // Ollama model name).
 func shortName(id string) string {
