@@ -42,9 +42,13 @@ type LaunchOptions struct {
 	// on load, else a placeholder the engine refuses, which says what to
 	// look for.
 	Checkpoint string
-	// Users is the number of users the workload asked for; engines that
-	// queue (vLLM, SGLang) admit them all and TGI accepts them without
-	// answering 429. Zero: the candidate's concurrency.
+	// Users is the number of sequences to admit at once where the
+	// candidate's concurrency is a memory cut at full length, not a
+	// batch chosen for an SLO: `flags -n 32` on a pool that holds 6
+	// full-length sequences still runs 32 at their real lengths (vLLM
+	// --max-num-seqs, SGLang --max-running-requests). Plans leave it zero:
+	// their candidate's concurrency is the SLO's batch. TGI accepts the
+	// larger of it and the scenario's users without answering 429.
 	Users int
 }
 

@@ -87,7 +87,7 @@ func tgiQuantize(q Quant, ck checkpoint) string {
 // workload's users (they queue), not the plan's batch.
 func tgiArgs(in launchIn) (server, []string) {
 	s, c := in.s, in.c
-	accept := max(in.conc, in.o.Users)
+	accept := max(in.conc, in.o.Users, s.Concurrency)
 	a := []string{"--model-id", in.model,
 		"--num-shard", fmt.Sprint(max(c.Devices, 1)),
 		"--max-concurrent-requests", fmt.Sprint(accept),
