@@ -131,6 +131,11 @@ func commonKernelGate(s Scenario, b Backend) *UnsupportedError {
 		return refuse(s, ReasonComputeCapability, "FP8 weights need compute capability 8.0+ (weight-only FP8 Marlin on Ampere, native on Ada/Hopper); %s is %s", h.Name, capabilityText(h))
 	case q.NeedsNative == FP4 && !h.SupportsNative(FP4) && h.Arch != "blackwell":
 		return refuse(s, ReasonNoKernel, "NVFP4 needs Blackwell")
+	case s.KV.ID == "fp8" && b == ROCm && !h.SupportsNative(FP8):
+		// The ROCm attention kernels of vLLM, SGLang and TGI convert an
+		// FP8 KV cache with the GPU's FP8 instructions (fnuz on MI300,
+		// OCP on gfx12); RDNA2/3/3.5 and CDNA2 have none.
+		return refuse(s, ReasonNoKernel, "no FP8 KV-cache kernel for %s on %s (it needs FP8 hardware: MI300-class or RDNA4)", h.Arch, b)
 	}
 	return nil
 }

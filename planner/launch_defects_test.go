@@ -440,3 +440,17 @@ func TestOllamaReleaseLoadsArchitecture(t *testing.T) {
 		}
 	}
 }
+
+// An FP8 KV cache on ROCm needs FP8 hardware: refused on Strix Halo
+// (RDNA3.5), run on MI300X.
+func TestFP8KVOnROCm(t *testing.T) {
+	c := catalog(t)
+	_, err := fitCase{model: "meta-llama/Llama-3.1-8B-Instruct", hw: "amd-ryzen-ai-max-395", quant: "bf16", kv: "fp8", engine: planner.VLLM, ctx: 4096}.candidate(t, c)
+	var u *planner.UnsupportedError
+	if !errors.As(err, &u) || u.Reason != planner.ReasonNoKernel {
+		t.Errorf("fp8 KV on RDNA3.5: %v", err)
+	}
+	if _, err := (fitCase{model: "meta-llama/Llama-3.1-8B-Instruct", hw: "amd-mi300x", quant: "bf16", kv: "fp8", engine: planner.VLLM, ctx: 4096}).candidate(t, c); err != nil {
+		t.Errorf("fp8 KV on MI300X: %v", err)
+	}
+}
