@@ -454,3 +454,19 @@ func TestFP8KVOnROCm(t *testing.T) {
 		t.Errorf("fp8 KV on MI300X: %v", err)
 	}
 }
+
+// vLLM before V1 (0.8) refuses --max-num-batched-tokens below
+// --max-model-len: a plan made for the newest release, launched for 0.6,
+// raises it.
+func TestVLLMBatchedTokensPerRelease(t *testing.T) {
+	c := catalog(t)
+	f := fitCase{model: "meta-llama/Llama-3.1-8B-Instruct", hw: "nvidia-l40s", quant: "bf16", engine: planner.VLLM, ctx: 8192, users: 4}
+	old := f.launch(t, c, planner.LaunchOptions{Release: "0.6.0"})
+	if n := atoi(t, flagValue(t, old.Argv, "--max-num-batched-tokens")); n < 8192 {
+		t.Errorf("vLLM 0.6.0: --max-num-batched-tokens %d below --max-model-len 8192", n)
+	}
+	now := f.launch(t, c, planner.LaunchOptions{})
+	if n := atoi(t, flagValue(t, now.Argv, "--max-num-batched-tokens")); n != 2048 {
+		t.Errorf("vLLM 0.11: --max-num-batched-tokens %d, the V1 default for a 48 GB card is 2048", n)
+	}
+}

@@ -102,8 +102,8 @@ func vllmArgs(in launchIn) server {
 	}
 	a = append(a, "--max-model-len", fmt.Sprint(int64(in.ctx)),
 		"--max-num-seqs", fmt.Sprint(in.conc))
-	if n := c.Fit.Flags["max_num_batched_tokens"]; n != "" {
-		a = append(a, "--max-num-batched-tokens", n)
+	if n := vllmLaunchBatched(in); n > 0 {
+		a = append(a, "--max-num-batched-tokens", fmt.Sprint(int64(n)))
 	}
 	if c.Devices > 1 {
 		a = append(a, "--tensor-parallel-size", fmt.Sprint(c.Devices))
@@ -156,4 +156,24 @@ func vllmCPUEnv(c Candidate) (map[string]string, []string) {
 	gib := max(int64((kv+GiB-1)/GiB), 1)
 	return map[string]string{"VLLM_CPU_KVCACHE_SPACE": fmt.Sprint(gib)},
 		[]string{fmt.Sprintf("VLLM_CPU_KVCACHE_SPACE=%d GiB holds the planned KV pool of %d tokens (vLLM's CPU backend allots 4 GiB otherwise)", gib, c.Fit.MaxKVTokens)}
+}
+
+// vllmV1 is the first release whose default engine (V1) always chunks
+// prefills; before it a prompt must fit one step, and vLLM refuses to
+// start when --max-num-batched-tokens is below --max-model-len
+// (SchedulerConfig._verify_args, vllm/config.py @ v0.6.0).
+var vllmV1 = MustRelease("0.8.0")
+
+// vllmLaunchBatched is --max-num-batched-tokens: the plan's, raised to the
+// context on releases before V1 (the plan may have been made for another
+// release than the command's).
+func vllmLaunchBatched(in launchIn) Tokens {
+	var n Tokens
+	if v, err := ParseTokens(in.c.Fit.Flags["max_num_batched_tokens"]); err == nil {
+		n = v
+	}
+	if !in.rel.Release.IsNewest() && in.rel.Release.Compare(vllmV1) < 0 {
+		n = max(n, in.ctx, 2048)
+	}
+	return n
 }
