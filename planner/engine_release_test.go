@@ -123,3 +123,17 @@ func TestReleaseTablesCiteSources(t *testing.T) {
 		t.Errorf("b6400 → %v, %v; want the b6000 rules", r.Release, err)
 	}
 }
+
+// The catalog finds engines by every alias ParseEngine knows.
+func TestFindEngineByAlias(t *testing.T) {
+	c := catalog(t)
+	for q, want := range map[string]planner.EngineID{"text-generation-launcher": planner.TGI, "TensorRT-LLM": planner.TRTLLM,
+		"llama-server": planner.LlamaCpp, "Text Generation Inference": planner.TGI, "ik_llama": planner.IKLlamaCpp} {
+		if e, err := c.FindEngine(q); err != nil || e.ID != want {
+			t.Errorf("FindEngine(%q) = %s, %v; want %s", q, e.ID, err, want)
+		}
+	}
+	if _, err := c.FindEngine("foo"); err == nil {
+		t.Error("FindEngine(foo): no error")
+	}
+}
