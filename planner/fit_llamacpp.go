@@ -100,7 +100,7 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 	if auto {
 		perSeq = m.MaxContext
 		if ollama {
-			perSeq = min(ollamaDefaultContext(s.deviceMemory()*Bytes(s.devices())), m.MaxContext)
+			perSeq = min(ollamaAutoContext(s, s.deviceMemory()*Bytes(s.devices())), m.MaxContext)
 		}
 		if perSeq == 0 {
 			perSeq = 4096

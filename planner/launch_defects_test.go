@@ -470,3 +470,20 @@ func TestVLLMBatchedTokensPerRelease(t *testing.T) {
 		t.Errorf("vLLM 0.11: --max-num-batched-tokens %d, the V1 default for a 48 GB card is 2048", n)
 	}
 }
+
+// Ollama's default context follows the release (envconfig/config.go at
+// the tags): 2048 at 0.6.5, 4096 at 0.6.7, a VRAM tier (32k on 24 GB) on
+// the newest.
+func TestOllamaDefaultContextPerRelease(t *testing.T) {
+	c := catalog(t)
+	for version, want := range map[string]planner.Tokens{"0.6.5": 2048, "0.6.7": 4096, "0.12.0": 4096, "": 32768} {
+		f := fitCase{model: "meta-llama/Llama-3.1-8B-Instruct", hw: "nvidia-rtx-4090", quant: "q4_k_m", engine: planner.Ollama, version: version}
+		cand, err := f.candidate(t, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cand.Fit.Context != want {
+			t.Errorf("Ollama %q: default context %d, want %d", version, cand.Fit.Context, want)
+		}
+	}
+}

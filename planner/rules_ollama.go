@@ -128,3 +128,25 @@ func ollamaArchSupported(s Scenario) *UnsupportedError {
 	}
 	return nil
 }
+
+// Ollama's default context (OLLAMA_CONTEXT_LENGTH unset, no num_ctx) by
+// release, read at the tags in envconfig/config.go: 2048 through v0.6.6,
+// 4096 from v0.6.7, and from v0.15.5 0, which the server turns into a
+// tier by VRAM (ollamaDefaultContext).
+var (
+	ollamaCtx4096   = MustRelease("0.6.7")
+	ollamaCtxByVRAM = MustRelease("0.15.5")
+)
+
+// ollamaAutoContext is the per-request context Ollama allocates when none
+// is asked for, at the scenario's release, for vram of device memory.
+func ollamaAutoContext(s Scenario, vram Bytes) Tokens {
+	rel := releaseOf(s)
+	switch {
+	case !rel.AtLeast(ollamaCtx4096):
+		return 2048
+	case !rel.AtLeast(ollamaCtxByVRAM):
+		return 4096
+	}
+	return ollamaDefaultContext(vram)
+}
