@@ -487,3 +487,21 @@ func TestOllamaDefaultContextPerRelease(t *testing.T) {
 		}
 	}
 }
+
+// A planned setting a release cannot express is refused, not dropped:
+// TGI 2.0 has no --kv-cache-dtype.
+func TestTGIReleaseLacksKVDtype(t *testing.T) {
+	c := catalog(t)
+	f := fitCase{model: "meta-llama/Llama-3.1-8B-Instruct", hw: "nvidia-h100-sxm5-80gb", quant: "bf16", kv: "fp8", engine: planner.TGI, ctx: 4096}
+	cand, err := f.candidate(t, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u *planner.UnsupportedError
+	if _, err := planner.LaunchFor(cand, planner.LaunchOptions{Release: "2.0.0"}); !errors.As(err, &u) || u.Reason != planner.ReasonRelease {
+		t.Errorf("TGI 2.0.0 with fp8 KV: %v", err)
+	}
+	if l, err := planner.LaunchFor(cand, planner.LaunchOptions{Release: "2.4.1"}); err != nil || flagValue(t, l.Argv, "--kv-cache-dtype") != "fp8_e4m3fn" {
+		t.Errorf("TGI 2.4.1 with fp8 KV: %v", err)
+	}
+}

@@ -49,8 +49,18 @@ func init() {
 	)
 }
 
-// tgiSupported: the ROCm image is built for Instinct only.
+// tgiKVDtype is the first TGI release with --kv-cache-dtype and the
+// compressed-tensors quantizer (launcher/src/main.rs: absent at v2.0.0,
+// line 440 and enum Quantization at v2.4.1).
+var tgiKVDtype = MustRelease("2.4.0")
+
+// tgiSupported: the ROCm image is built for Instinct only; an FP8 KV cache
+// and W8A8 checkpoints need 2.4 (before it the launch could not ask for
+// them and TGI would run f16 KV, twice the planned pool).
 func tgiSupported(s Scenario, b Backend) *UnsupportedError {
+	if rel := releaseOf(s); !rel.AtLeast(tgiKVDtype) && (s.KV.ID == "fp8" || s.Quant.Family == FamilyINT8) {
+		return refuse(s, ReasonRelease, "TGI %s has no --kv-cache-dtype or compressed-tensors (2.4+): use f16 KV and another format, or a newer TGI", rel)
+	}
 	if b == ROCm && !strings.HasPrefix(s.Hardware.Arch, "cdna") {
 		// Dockerfile_amd builds PyTorch and the kernels with
 		// PYTORCH_ROCM_ARCH="gfx90a;gfx942"; Hugging Face validates
