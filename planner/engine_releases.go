@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"sort"
+	"sync"
 )
 
 // FlagSpec is one option of an engine's command-line parser (or, for
@@ -81,22 +82,40 @@ func (r EngineRelease) Accepts(flag, value string) bool {
 	return false
 }
 
-// engineReleases lists each engine's releases, oldest first; the tables
-// are in the rules_*.go file of each engine.
-var engineReleases = map[EngineID][]EngineRelease{}
+// releaseTables are each engine's releases, oldest first, built once on
+// first use from the tables in that engine's rules_*.go file.
+var releaseTables = map[EngineID]func() []EngineRelease{
+	VLLM:       sync.OnceValue(vllmReleases),
+	LlamaCpp:   sync.OnceValue(llamaCppReleases),
+	IKLlamaCpp: sync.OnceValue(ikLlamaCppReleases),
+	Ollama:     sync.OnceValue(ollamaReleases),
+	SGLang:     sync.OnceValue(sglangReleases),
+	TGI:        sync.OnceValue(tgiReleases),
+	TRTLLM:     sync.OnceValue(trtllmReleases),
+}
 
-func registerReleases(id EngineID, rs ...EngineRelease) {
+// engineReleases is an engine's table (nil: no launch rules).
+func engineReleases(id EngineID) []EngineRelease {
+	if f, ok := releaseTables[id]; ok {
+		return f()
+	}
+	return nil
+}
+
+// sortReleases stamps the engine on each release and orders them oldest
+// first.
+func sortReleases(id EngineID, rs ...EngineRelease) []EngineRelease {
 	for i := range rs {
 		rs[i].Engine = id
 	}
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Release.Compare(rs[j].Release) < 0 })
-	engineReleases[id] = rs
+	return rs
 }
 
 // Releases lists the releases of an engine Headroom has launch rules for,
 // oldest first (nil for an engine without launch commands).
 func Releases(id EngineID) []EngineRelease {
-	return append([]EngineRelease(nil), engineReleases[id]...)
+	return append([]EngineRelease(nil), engineReleases(id)...)
 }
 
 // ReleaseFor picks the rules for a requested release: the newest release
@@ -104,7 +123,7 @@ func Releases(id EngineID) []EngineRelease {
 // all). A release older than the oldest listed is an error naming the
 // oldest, as is an engine without launch rules.
 func ReleaseFor(id EngineID, want Release) (EngineRelease, error) {
-	rs := engineReleases[id]
+	rs := engineReleases(id)
 	if len(rs) == 0 {
 		return EngineRelease{}, fmt.Errorf("engine %s: no launch rules", id)
 	}

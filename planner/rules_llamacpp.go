@@ -14,15 +14,15 @@ import (
 //   - --n-cpu-moe from PR #15077 (b6100);
 //   - -fa became on|off|auto in PR #15434 (2025-08, b6325); before it -fa
 //     was a switch, and "-fa on" makes the old parser fail on "on".
-func init() {
-	ctk := []string{"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"}
+func llamaCppReleases() []EngineRelease {
+	ctk := llamaKVTypes
 	base := with(flags("-m", "-ngl", "-c", "-np", "-b", "-ub", "--host", "--port", "--api-key"),
 		map[string]FlagSpec{"-ctk": {Values: ctk}, "-ctv": {Values: ctk}, "-fa": {Switch: true}})
 	jinja := map[string]FlagSpec{"--jinja": {Switch: true}}
 	unified := map[string]FlagSpec{"--kv-unified": {Switch: true}}
 	faTri := map[string]FlagSpec{"-fa": {Values: []string{"on", "off", "auto"}}, "--n-cpu-moe": {}}
 	img := func(b string) string { return "ghcr.io/ggml-org/llama.cpp:server-cuda-" + b }
-	registerReleases(LlamaCpp,
+	return sortReleases(LlamaCpp,
 		EngineRelease{Release: MustRelease("b4000"), Name: "llama.cpp b4000 (llama-server)",
 			Checked: CheckedFromDocs,
 			Source:  "ggml-org/llama.cpp common/arg.cpp @ b4000", Image: img("b4000"), Flags: base},
@@ -40,12 +40,20 @@ func init() {
 			Source:  "ggml-org/llama.cpp common/arg.cpp @ master (2026)", Image: "ghcr.io/ggml-org/llama.cpp:server-cuda",
 			Flags: with(with(with(base, jinja), unified), faTri)},
 	)
-	// ik_llama.cpp keeps llama.cpp's early-2025 server options (-fa as a
-	// switch, no --kv-unified) and publishes no image.
-	registerReleases(IKLlamaCpp,
+}
+
+// llamaKVTypes are -ctk/-ctv's choices (kv_cache_types in common/arg.cpp).
+var llamaKVTypes = []string{"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"}
+
+// ikLlamaCppReleases: ik_llama.cpp keeps llama.cpp's early-2025 server
+// options (-fa as a switch, no --kv-unified) and publishes no image.
+func ikLlamaCppReleases() []EngineRelease {
+	base := with(flags("-m", "-ngl", "-c", "-np", "-b", "-ub", "--host", "--port", "--api-key"),
+		map[string]FlagSpec{"-ctk": {Values: llamaKVTypes}, "-ctv": {Values: llamaKVTypes}, "-fa": {Switch: true}})
+	return sortReleases(IKLlamaCpp,
 		EngineRelease{Name: "ik_llama.cpp main (llama-server)",
 			Checked: CheckedFromDocs,
-			Source:  "ikawrakow/ik_llama.cpp common/common.cpp (gpt_params_find_arg)", Flags: with(base, jinja)},
+			Source:  "ikawrakow/ik_llama.cpp common/common.cpp (gpt_params_find_arg)", Flags: base},
 	)
 }
 

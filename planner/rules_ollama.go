@@ -9,7 +9,7 @@ import "fmt"
 // at v0.6 and 1 since v0.12; OLLAMA_FLASH_ATTENTION is a boolean until it
 // becomes BoolWithDefault (auto) in v0.32. KV types: f16, q8_0, q4_0
 // (ml/backend and llm/memory kvCacheTypeFromStr).
-func init() {
+func ollamaReleases() []EngineRelease {
 	kv := []string{"f16", "q8_0", "q4_0"}
 	env := func(host, fa, kvt, ctx, par int) map[string]FlagSpec {
 		return map[string]FlagSpec{
@@ -20,7 +20,7 @@ func init() {
 			"OLLAMA_NUM_PARALLEL":    {Line: par},
 		}
 	}
-	registerReleases(Ollama,
+	return sortReleases(Ollama,
 		EngineRelease{Release: MustRelease("0.6.0"), Name: "Ollama 0.6.0",
 			Checked: CheckedAtTag,
 			Source:  "ollama/ollama envconfig/config.go @ v0.6.0 (aee2850)", Image: "ollama/ollama:0.6.0", ROCmImage: "ollama/ollama:0.6.0-rocm",

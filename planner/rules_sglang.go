@@ -11,14 +11,14 @@ import (
 // --quantization choice in 0.5.4 (before it the method is read from the
 // checkpoint's quantization_config only); the `sglang serve` entry point
 // replaces `python -m sglang.launch_server`, deprecated on main.
-func init() {
+func sglangReleases() []EngineRelease {
 	base := flags("--model-path", "--tp", "--mem-fraction-static", "--max-running-requests", "--context-length",
 		"--host", "--port", "--api-key")
 	kv := map[string]FlagSpec{"--kv-cache-dtype": {Values: []string{"auto", "fp8_e5m2", "fp8_e4m3"}}}
 	q04 := []string{"awq", "fp8", "gptq", "marlin", "gptq_marlin", "awq_marlin", "bitsandbytes", "gguf", "modelopt", "w8a8_int8", "w8a8_fp8"}
 	q053 := append(append([]string{}, q04...), "modelopt_fp4", "mxfp4", "moe_wna16", "qoq")
 	q054 := append(append([]string{}, q053...), "compressed-tensors")
-	registerReleases(SGLang,
+	return sortReleases(SGLang,
 		EngineRelease{Release: MustRelease("0.4.0"), Name: "SGLang 0.4.0 (python -m sglang.launch_server)",
 			Checked: CheckedFromDocs,
 			Source:  "sgl-project/sglang python/sglang/srt/server_args.py @ v0.4.0", Image: "lmsysorg/sglang:v0.4.0-cu124",

@@ -10,7 +10,7 @@ import (
 // kebab-case choices), lines at the tags named
 // (huggingface/text-generation-inference). --kv-cache-dtype arrived in
 // 2.4 (absent at v2.0.0); compressed-tensors in 2.4.
-func init() {
+func tgiReleases() []EngineRelease {
 	qv2 := []string{"awq", "eetq", "gptq", "bitsandbytes", "bitsandbytes-nf4", "bitsandbytes-fp4", "fp8"}
 	qv24 := []string{"awq", "compressed-tensors", "eetq", "exl2", "gptq", "marlin", "bitsandbytes", "bitsandbytes-nf4", "bitsandbytes-fp4", "fp8"}
 	type lines struct{ model, shard, quant, kv, conc, in, total, prefill, batch, host, port, frac int }
@@ -29,7 +29,7 @@ func init() {
 	img := "ghcr.io/huggingface/text-generation-inference:"
 	// Dockerfile_amd: PYTORCH_ROCM_ARCH="gfx90a;gfx942".
 	rocm := []string{"gfx90a", "gfx942"}
-	registerReleases(TGI,
+	return sortReleases(TGI,
 		EngineRelease{Release: MustRelease("2.0.0"), Name: "TGI 2.0.0 (text-generation-launcher)",
 			Checked: CheckedAtTag,
 			Source:  "huggingface/text-generation-inference launcher/src/main.rs @ v2.0.0 (c38a7d7)", Image: img + "2.0.0", ROCmImage: img + "2.0.0-rocm", ROCmTargets: rocm,

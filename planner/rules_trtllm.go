@@ -6,9 +6,9 @@ import "fmt"
 // click options) at the tags named (NVIDIA/TensorRT-LLM). The KV-cache
 // dtype has no option of its own: it goes in the YAML file given to
 // --extra_llm_api_options (kv_cache_config.dtype).
-func init() {
+func trtllmReleases() []EngineRelease {
 	t := flags("--host", "--port", "--tp_size", "--max_batch_size", "--max_seq_len", "--kv_cache_free_gpu_memory_fraction", "--extra_llm_api_options")
-	registerReleases(TRTLLM,
+	return sortReleases(TRTLLM,
 		EngineRelease{Release: MustRelease("0.20.0"), Name: "TensorRT-LLM 0.20.0 (trtllm-serve)",
 			Checked: CheckedFromDocs,
 			Source:  "NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py @ v0.20.0", Image: "nvcr.io/nvidia/tensorrt-llm/release:0.20.0", Flags: t},

@@ -7,7 +7,7 @@ import "fmt"
 // of vllm/model_executor/layers/quantization/__init__.py
 // (QUANTIZATION_METHODS) at the tags named per release, as the docs and
 // release notes give them (CheckedFromDocs).
-func init() {
+func vllmReleases() []EngineRelease {
 	base := flags("--gpu-memory-utilization", "--max-model-len", "--max-num-seqs", "--max-num-batched-tokens",
 		"--tensor-parallel-size", "--host", "--port", "--model", "--api-key")
 	dtype := map[string]FlagSpec{"--dtype": {Values: []string{"auto", "half", "float16", "bfloat16", "float", "float32"}}}
@@ -17,7 +17,7 @@ func init() {
 	q08 := append(append([]string{}, q06...), "quark", "moe_wna16", "torchao", "ptpc_fp8", "modelopt_fp4", "nvfp4")
 	q010 := append(append([]string{}, q08...), "mxfp4")
 	old := map[string]FlagSpec{"--load-format": {Values: []string{"auto", "pt", "safetensors", "npcache", "dummy", "bitsandbytes", "gguf"}}}
-	registerReleases(VLLM,
+	return sortReleases(VLLM,
 		EngineRelease{Release: MustRelease("0.6.0"), Name: "vLLM 0.6.0 (vllm serve)",
 			Checked: CheckedFromDocs,
 			Source:  "vllm-project/vllm vllm/engine/arg_utils.py @ v0.6.0",
