@@ -256,10 +256,11 @@ func Plan(req PlanRequest) PlanResult {
 			for _, q := range quants {
 				kvs := kvChoices(c, e, q)
 				for _, tp := range tpChoices(e, devs) {
-					var full *Candidate // the unquantized-KV row of this format and TP
+					var full Candidate // the unquantized-KV row of this format and TP
+					haveFull := false
 					for _, kv := range kvs {
 						cand, ok := evaluate(req, e, q, kv, tp, users, perf, terms)
-						if ok && full != nil && !quantizedKVSaves(*full, users) && kvQuantized(kv) {
+						if ok && haveFull && kvQuantized(kv) && !quantizedKVSaves(full, users) {
 							cand.Why, ok = fmt.Sprintf("%s KV saves nothing here: %s KV already holds %s on the device", kv.ID, full.KVType, Plural(users, "user")), false
 						}
 						if !ok {
@@ -270,8 +271,7 @@ func Plan(req PlanRequest) PlanResult {
 						}
 						ranked = append(ranked, cand)
 						if !kvQuantized(kv) {
-							f := cand
-							full = &f
+							full, haveFull = cand, true
 						}
 					}
 				}
