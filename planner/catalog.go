@@ -278,8 +278,17 @@ func (c *Catalog) FindKVType(q string) (KVType, error) {
 	return c.KVTypes[i], nil
 }
 
-// FindEngine resolves an engine id or alias (vllm, llama-server, llamacpp).
+// FindEngine resolves an engine id or alias (vllm, llama-server, llamacpp,
+// text-generation-launcher: ParseEngine's table), or a catalog engine's
+// name.
 func (c *Catalog) FindEngine(q string) (Engine, error) {
+	if id, err := ParseEngine(q); err == nil {
+		for _, e := range c.Engines {
+			if e.ID == id {
+				return e, nil
+			}
+		}
+	}
 	ids := make([]string, len(c.Engines))
 	al := make([][]string, len(c.Engines))
 	for i, x := range c.Engines {

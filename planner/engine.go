@@ -16,16 +16,18 @@ const (
 )
 
 // Engine describes an inference engine: what it runs on, which weight
-// formats each backend loads, and the knobs of its memory policy.
+// formats each backend loads, and the knobs of its memory policy. Its
+// flags, container images and kernel gates per release are in the
+// engine's rules (rules_*.go: Releases, Supported, LaunchFor).
 type Engine struct {
 	ID   EngineID `toml:"id" json:"id"`
 	Name string   `toml:"name" json:"name"`
 	// Short is the name a table column shows ("TGI"); Name when empty.
 	Short   string `toml:"short" json:"short,omitempty"`
 	Version string `toml:"version" json:"version"` // release the rules were read at
-	// Policy selects the memory-sizing rules: vllm, llamacpp, sglang, tgi,
-	// ollama, transformers, trtllm.
-	Policy   string    `toml:"policy" json:"policy"`
+	// Policy selects the memory-sizing and scheduling rules (PolicyVLLM,
+	// PolicyLlamaCpp …); ik_llama.cpp follows llama.cpp's.
+	Policy   Policy    `toml:"policy" json:"policy"`
 	Backends []Backend `toml:"backends" json:"backends"`
 	// Formats maps a backend to the weight families it loads there.
 	Formats map[Backend][]QuantFamily `toml:"formats" json:"formats"`
@@ -41,11 +43,9 @@ type Engine struct {
 	DefaultContext Tokens `toml:"default_context" json:"default_context,omitempty"`
 	// MaxSeqs is the default concurrency cap (vLLM --max-num-seqs, TGI
 	// --max-concurrent-requests, llama-server -np).
-	MaxSeqs int `toml:"max_seqs" json:"max_seqs,omitempty"`
-	// Docker is the official container image, for launch commands.
-	Docker string `toml:"docker" json:"docker,omitempty"`
-	Notes  string `toml:"notes" json:"notes,omitempty"`
-	Source string `toml:"source" json:"source,omitempty"`
+	MaxSeqs int    `toml:"max_seqs" json:"max_seqs,omitempty"`
+	Notes   string `toml:"notes" json:"notes,omitempty"`
+	Source  string `toml:"source" json:"source,omitempty"`
 }
 
 // Loads reports whether the engine loads family f on backend b.
@@ -81,7 +81,7 @@ func (e Engine) HasKVType(id string) bool {
 // IsGGML reports whether the engine is llama.cpp-based (llama.cpp,
 // ik_llama.cpp, Ollama).
 func (e Engine) IsGGML() bool {
-	return e.Policy == "llamacpp" || e.Policy == "ollama"
+	return e.Policy.IsGGML()
 }
 
 // Label is the engine's name for a table column: Short, else Name.

@@ -97,15 +97,15 @@ func Fit(s Scenario) (FitResult, error) {
 	b, _ := s.ResolveBackend()
 	var r FitResult
 	switch s.Engine.Policy {
-	case "vllm", "trtllm":
+	case PolicyVLLM, PolicyTRTLLM:
 		r = fitPaged(s, b)
-	case "sglang":
+	case PolicySGLang:
 		r = fitPaged(s, b)
-	case "tgi":
+	case PolicyTGI:
 		r = fitPaged(s, b)
-	case "llamacpp", "ollama":
+	case PolicyLlamaCpp, PolicyOllama:
 		r = fitLlamaCpp(s, b)
-	case "transformers":
+	case PolicyTransformers:
 		r = fitTransformers(s, b)
 	default:
 		return FitResult{}, invalid("engine %s has unknown memory policy %q", s.Engine.ID, s.Engine.Policy)
@@ -167,7 +167,7 @@ func planPaged(s Scenario, b Backend, maxLen Tokens) pagedPlan {
 		block:   max(s.Engine.BlockSize, 1),
 	}
 	switch s.Engine.Policy {
-	case "sglang":
+	case PolicySGLang:
 		f := s.GPUMemoryUtilization
 		if f == 0 {
 			f = SGLangMemFractionStatic(dev, tp)
@@ -177,7 +177,7 @@ func planPaged(s Scenario, b Backend, maxLen Tokens) pagedPlan {
 		p.budget = Bytes(f * float64(dev))
 		p.runtime = 0
 		p.batched = 8192
-	case "tgi":
+	case PolicyTGI:
 		w := s.Engine.WiggleRoom
 		if w == 0 {
 			w = 0.9
@@ -185,7 +185,7 @@ func planPaged(s Scenario, b Backend, maxLen Tokens) pagedPlan {
 		p.budget = Bytes(w * float64(dev))
 		p.batched = 4096 // --max-batch-prefill-tokens default
 		p.act = VLLMActivationPeak(s.Model, p.batched, 1, tp, mp.VLLMActivationFactor)
-	case "trtllm":
+	case PolicyTRTLLM:
 		// free_gpu_memory_fraction 0.9 of memory left after weights.
 		p.budget = dev
 		p.batched = 8192
@@ -217,12 +217,12 @@ func planPaged(s Scenario, b Backend, maxLen Tokens) pagedPlan {
 }
 
 // pool returns the KV pool bytes of a paged plan.
-func (p pagedPlan) pool(policy string, dev Bytes, graphsInBudget bool) Bytes {
+func (p pagedPlan) pool(policy Policy, dev Bytes, graphsInBudget bool) Bytes {
 	used := p.weights + p.runtime + p.act
 	if graphsInBudget {
 		used += p.graphs
 	}
-	if policy == "trtllm" {
+	if policy == PolicyTRTLLM {
 		return Bytes(0.9 * float64(dev-used))
 	}
 	return p.budget - used
@@ -243,7 +243,7 @@ func fitPaged(s Scenario, b Backend) FitResult {
 	}
 	// vLLM ≥ 0.21 subtracts its CUDA-graph estimate from the budget
 	// (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS default; modeling.md §1.2).
-	graphsIn := s.Engine.Policy == "vllm" && VersionAtLeast(s.EngineVersion, "0.21.0")
+	graphsIn := s.Engine.Policy == PolicyVLLM && VersionAtLeast(s.EngineVersion, "0.21.0")
 	p := planPaged(s, b, maxLen)
 	pool := p.pool(s.Engine.Policy, dev, graphsIn)
 	r := FitResult{WeightBytes: WeightBytes(s.Model, s.Quant), KVBytesPerToken: kvTok, GPULayers: s.Model.Layers}
@@ -353,7 +353,7 @@ func adviceMoreMemory(s Scenario, short, weights, fixed, budget Bytes) []string 
 	} else if n > d {
 		out = append(out, fmt.Sprintf("tensor parallel over %d devices (--devices %d) holds the weights with room for a KV cache", n, n))
 	}
-	if s.Engine.Policy == "vllm" && float64(short) <= 0.08*float64(s.deviceMemory()) {
+	if s.Engine.Policy == PolicyVLLM && float64(short) <= 0.08*float64(s.deviceMemory()) {
 		out = append(out, "raise --gpu-memory-utilization")
 	}
 	return out

@@ -64,7 +64,7 @@ func expertBytesPerLayer(m Model, q Quant) Bytes {
 // to. Ollama has no such option; an APU's GPU memory is system RAM.
 func cpuMoELayers(s Scenario, b Backend, over Bytes) int {
 	el := expertBytesPerLayer(s.Model, s.Quant)
-	if s.Engine.Policy != "llamacpp" || b == CPU || el <= 0 || over <= 0 ||
+	if s.Engine.Policy != PolicyLlamaCpp || b == CPU || el <= 0 || over <= 0 ||
 		s.Hardware.MemoryModel != MemDiscrete {
 		return 0
 	}
@@ -81,8 +81,8 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 	m := s.Model
 	n := s.concurrency()
 	dev := s.deviceMemory() * Bytes(s.devices()) // -sm layer pools devices
-	fa := s.FlashAttention == nil || *s.FlashAttention
-	ollama := s.Engine.Policy == "ollama"
+	fa := flashAttentionOn(s, b)
+	ollama := s.Engine.Policy == PolicyOllama
 	runtime := RuntimeOverhead(b) * Bytes(s.devices())
 	if ollama && (b == CUDA || b == ROCm) {
 		runtime += OllamaMinimumMemory * Bytes(s.devices())
@@ -100,7 +100,7 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 	if auto {
 		perSeq = m.MaxContext
 		if ollama {
-			perSeq = min(ollamaDefaultContext(s.deviceMemory()*Bytes(s.devices())), m.MaxContext)
+			perSeq = min(ollamaAutoContext(s, s.deviceMemory()*Bytes(s.devices())), m.MaxContext)
 		}
 		if perSeq == 0 {
 			perSeq = 4096
@@ -120,13 +120,13 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 	// --n-cpu-moe as given (0: decided below, when the device is short).
 	expertLayer := expertBytesPerLayer(m, s.Quant)
 	forcedMoE := 0
-	if s.CPUMoELayers > 0 && expertLayer > 0 && s.Engine.Policy == "llamacpp" && b != CPU {
+	if s.CPUMoELayers > 0 && expertLayer > 0 && s.Engine.Policy == PolicyLlamaCpp && b != CPU {
 		forcedMoE = min(s.CPUMoELayers, m.Layers)
 	}
 	deviceNeed := func(per Tokens) (Bytes, Tokens, Tokens, Bytes, Bytes) {
 		cells, slot := cellsFor(per)
 		kv := kvFor(cells)
-		cb := LlamaCppComputeBuffer(m, ub, slot, fa)
+		cb := LlamaCppComputeBuffer(m, ub, llamaKQSpan(s, cells, slot), fa)
 		return perLayer*Bytes(m.Layers) + head + kv + cb + runtime - Bytes(forcedMoE)*expertLayer, cells, slot, kv, cb
 	}
 	cpuOnly := b == CPU
@@ -246,7 +246,7 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 	if unified {
 		r.MaxContextAtConcurrency = largestContext(seq, kv, n, min(cells, m.MaxContext))
 	}
-	if one := seq(min(perSeq, r.Context)); one > 0 {
+	if one := seq(llamaSlotSpan(s, perSeq, r.Context, cells)); one > 0 {
 		r.MaxConcurrencyAtContext = int(kv / one)
 	}
 	hostNeed := bd.HostWeights + bd.HostKV + bd.HostBuffers

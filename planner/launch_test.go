@@ -57,8 +57,10 @@ func TestLaunchFlagsMatchPlan(t *testing.T) {
 		if seqs*maxLen > int64(p.Fit.MaxKVTokens) {
 			t.Errorf("--max-num-seqs %d × --max-model-len %d exceeds the KV pool of %d tokens", seqs, maxLen, p.Fit.MaxKVTokens)
 		}
-		if maxLen != 2048+512 || seqs != int64(p.Concurrency) {
-			t.Errorf("max-model-len %d, seqs %d; plan context 2560, concurrency %d", maxLen, seqs, p.Concurrency)
+		// The plan's 2560 tokens plus room for the chat template (256,
+		// rounded to 256).
+		if maxLen != 2816 || seqs != int64(p.Concurrency) {
+			t.Errorf("max-model-len %d, seqs %d; plan context 2560 (+256 for the template), concurrency %d", maxLen, seqs, p.Concurrency)
 		}
 	})
 	t.Run("vllm tensor parallel", func(t *testing.T) {
@@ -72,8 +74,8 @@ func TestLaunchFlagsMatchPlan(t *testing.T) {
 		p := planFor(t, c, "meta-llama/Llama-2-7b-chat-hf", "amd-ryzen-ai-max-395", 1, 8, planner.LlamaCpp)
 		l, _ := planner.LaunchCommand(p, false)
 		cells, np := atoi(t, flagValue(t, l.Argv, "-c")), atoi(t, flagValue(t, l.Argv, "-np"))
-		if cells/np != 2048+512 {
-			t.Errorf("-c %d / -np %d = %d tokens per slot, want the 2560-token context", cells, np, cells/np)
+		if cells/np != 2816 {
+			t.Errorf("-c %d / -np %d = %d tokens per slot, want the 2560-token context + 256 for the template", cells, np, cells/np)
 		}
 		if ngl := atoi(t, flagValue(t, l.Argv, "-ngl")); ngl != int64(p.Fit.GPULayers) {
 			t.Errorf("-ngl %d, plan %d", ngl, p.Fit.GPULayers)
@@ -99,7 +101,7 @@ func TestLaunchFlagsMatchPlan(t *testing.T) {
 		p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-l40s", 1, 16, planner.TGI)
 		l, _ := planner.LaunchCommand(p, false)
 		total, in := atoi(t, flagValue(t, l.Argv, "--max-total-tokens")), atoi(t, flagValue(t, l.Argv, "--max-input-tokens"))
-		if in != total-1 || total != 2560 {
+		if in != total-1 || total != 2816 {
 			t.Errorf("max-input %d, max-total %d", in, total)
 		}
 		if n := atoi(t, flagValue(t, l.Argv, "--max-concurrent-requests")); n != int64(p.Concurrency) {
@@ -109,7 +111,7 @@ func TestLaunchFlagsMatchPlan(t *testing.T) {
 	t.Run("ollama", func(t *testing.T) {
 		p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-4090", 1, 4, planner.Ollama)
 		l, _ := planner.LaunchCommand(p, false)
-		if l.Env["OLLAMA_NUM_PARALLEL"] != strconv.Itoa(p.Concurrency) || l.Env["OLLAMA_CONTEXT_LENGTH"] != "2560" {
+		if l.Env["OLLAMA_NUM_PARALLEL"] != strconv.Itoa(p.Concurrency) || l.Env["OLLAMA_CONTEXT_LENGTH"] != "2816" {
 			t.Errorf("ollama env %v for concurrency %d", l.Env, p.Concurrency)
 		}
 	})
@@ -128,11 +130,16 @@ func TestLaunchFlagsMatchPlan(t *testing.T) {
 		for _, x := range []struct{ hw, image, device string }{
 			{"nvidia-rtx-4090", "llama.cpp:server-cuda ", "--gpus all"},
 			{"amd-ryzen-ai-max-395", "llama.cpp:server-rocm ", "--device /dev/kfd"},
+			{"nvidia-rtx-4090", "llama.cpp:server-cuda-b6500 ", "--gpus all"},
 		} {
 			p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", x.hw, 1, 4, planner.LlamaCpp)
-			l, _ := planner.LaunchCommand(p, true)
-			s := l.String()
-			if !strings.Contains(s, x.image) || !strings.Contains(s, x.device) || !strings.Contains(s, "-m /models/") ||
+			rel := ""
+			if strings.Contains(x.image, "-b6500") {
+				rel = "b6500"
+			}
+			l, _ := planner.LaunchFor(p, planner.LaunchOptions{Docker: true, Release: rel})
+			s := l.String() + " "
+			if !strings.Contains(s, x.image) || !strings.Contains(s, x.device) || !strings.Contains(s, "-m '/models/<a Q4_0 GGUF") ||
 				!strings.Contains(s, `-v "$PWD:/models"`) || !strings.Contains(s, "--host 0.0.0.0") {
 				t.Errorf("%s: docker command:\n%s", x.hw, s)
 			}
@@ -148,9 +155,9 @@ func TestLaunchFlagsMatchPlan(t *testing.T) {
 			engine planner.EngineID
 			image  string
 		}{
-			{"amd-ryzen-ai-max-395", planner.Ollama, " ollama/ollama:rocm"},
+			{"amd-ryzen-ai-max-395", planner.Ollama, " ollama/ollama:0.32.15-rocm"},
 			{"amd-mi300x", planner.TGI, "text-generation-inference:3.3.5-rocm "},
-			{"amd-mi300x", planner.VLLM, " rocm/vllm:latest "},
+			{"amd-mi300x", planner.VLLM, " vllm/vllm-openai-rocm:v0.11.0 "},
 			{"nvidia-h100-sxm5-80gb", planner.TGI, "text-generation-inference:3.3.5 "},
 		} {
 			p := planFor(t, c, "meta-llama/Llama-3.1-8B-Instruct", x.hw, 1, 4, x.engine)
@@ -169,7 +176,7 @@ func TestLaunchFlagsMatchPlan(t *testing.T) {
 			t.Errorf("ollama docker: the model must be created inside the container from the mounted folder:\n%s", first)
 		}
 		if strings.Contains(first, "HF_TOKEN") || !strings.Contains(first, "-e OLLAMA_CONTEXT_LENGTH=") ||
-			!strings.Contains(first, "-e OLLAMA_HOST=0.0.0.0:11434 ") || !strings.Contains(first, "-p 11434:11434") {
+			!strings.Contains(first, "-e OLLAMA_HOST=0.0.0.0:11434 ") || !strings.Contains(first, "-p 127.0.0.1:11434:11434") {
 			t.Errorf("ollama docker command:\n%s", first)
 		}
 		// The environment goes out sorted, not in Go's random map order.

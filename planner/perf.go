@@ -107,7 +107,7 @@ func marlinInt4(s Scenario, b Backend) bool {
 		return false
 	}
 	switch s.Engine.Policy {
-	case "vllm", "sglang", "tgi":
+	case PolicyVLLM, PolicySGLang, PolicyTGI:
 	default:
 		return false
 	}
@@ -141,13 +141,13 @@ func memClass(t string) string {
 // efficiencies absorb what these constants miss.
 func stepOverheadMs(e Engine, b Backend) float64 {
 	switch e.Policy {
-	case "vllm", "sglang", "trtllm":
+	case PolicyVLLM, PolicySGLang, PolicyTRTLLM:
 		return 3
-	case "tgi":
+	case PolicyTGI:
 		return 4
-	case "transformers":
+	case PolicyTransformers:
 		return 15
-	case "ollama":
+	case PolicyOllama:
 		return 1
 	}
 	if b == CPU {
@@ -543,11 +543,11 @@ func lengthsKey(k string, variable bool) string {
 //     chunks prefills.
 func chunkedPrefill(s Scenario) bool {
 	switch s.Engine.Policy {
-	case "sglang", "llamacpp", "ollama":
+	case PolicySGLang, PolicyLlamaCpp, PolicyOllama:
 		return true
-	case "tgi":
+	case PolicyTGI:
 		return VersionAtLeast(s.EngineVersion, "3.0.0")
-	case "vllm":
+	case PolicyVLLM:
 		v := s.EngineVersion
 		if VersionAtLeast(v, "0.8.0") {
 			return true

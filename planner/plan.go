@@ -208,31 +208,17 @@ func kvChoices(c *Catalog, e Engine, q Quant) []KVType {
 	return out
 }
 
-// kernelProblem says why a format has no usable kernel on the device, or "".
+// kernelProblem says why a format has no usable kernel on the device, or
+// "": the engine's refusals (Supported's rules, engine_rules.go) and, for
+// planning only, W8A8-INT8 where it runs emulated (it starts, but slower
+// than the BF16 it replaces).
 func kernelProblem(s Scenario, b Backend) string {
 	h, q := s.Hardware, s.Quant
-	switch {
-	case q.NeedsNative == FP8 && !h.SupportsNative(FP8) && b != CUDA:
-		return fmt.Sprintf("no FP8 kernel for %s on %s (FP8 needs Ada/Hopper/Blackwell or MI300-class)", h.Arch, b)
-	case q.NeedsNative == INT8 && !h.SupportsNative(INT8):
+	if u := supportedOn(s, b); u != nil {
+		return u.Detail
+	}
+	if q.NeedsNative == INT8 && !h.SupportsNative(INT8) {
 		return fmt.Sprintf("W8A8-INT8 has no native INT8 matrix path on %s (where it runs emulated it is slow: 2.2× slower than FP16 on RDNA3.5, seed 002)", h.Arch)
-	case q.NeedsNative == FP4 && !h.SupportsNative(FP4) && h.Arch != "blackwell":
-		return "NVFP4 needs Blackwell"
-	case h.Arch == "volta" && (q.Family == FamilyAWQ || q.Family == FamilyGPTQ) && s.Engine.Policy == "vllm":
-		return "Marlin 4-bit kernels need compute capability 8.0+"
-	case s.Engine.Policy == "tgi" && b == ROCm && !strings.HasPrefix(h.Arch, "cdna"):
-		// Dockerfile_amd builds PyTorch and the kernels with
-		// PYTORCH_ROCM_ARCH="gfx90a;gfx942"; Hugging Face validates
-		// Instinct MI210/MI250/MI300 only (optimum docs, amdgpu/overview).
-		return fmt.Sprintf("TGI's ROCm image is built for Instinct (gfx90a, gfx942) only, not %s", h.Arch)
-	case s.Engine.Policy == "vllm" && b == CPU && q.Family != FamilyFloat && !h.X86Host():
-		// docs.vllm.ai installation/cpu (v0.7-v0.12): the Arm backend runs
-		// FP32/FP16/BF16 and macOS FP32/FP16; AWQ, GPTQ and W8A8 are x86 paths.
-		return fmt.Sprintf("vLLM's CPU backend loads only FP32/FP16/BF16 weights on Arm and macOS hosts (%s), not %s", h.Vendor, q.ID)
-	case s.Engine.Policy == "trtllm" && s.KV.ID == "fp8" && !h.SupportsNative(FP8):
-		// TensorRT-LLM support matrix: Ampere runs FP32/FP16/BF16/INT8/INT4,
-		// FP8 needs Ada (SM89), Hopper or Blackwell.
-		return fmt.Sprintf("TensorRT-LLM's FP8 KV cache needs FP8 hardware (Ada, Hopper, Blackwell), not %s", h.Arch)
 	}
 	return ""
 }
@@ -270,8 +256,13 @@ func Plan(req PlanRequest) PlanResult {
 			for _, q := range quants {
 				kvs := kvChoices(c, e, q)
 				for _, tp := range tpChoices(e, devs) {
+					var full Candidate // the unquantized-KV row of this format and TP
+					haveFull := false
 					for _, kv := range kvs {
 						cand, ok := evaluate(req, e, q, kv, tp, users, perf, terms)
+						if ok && haveFull && kvQuantized(kv) && !quantizedKVSaves(full, users) {
+							cand.Why, ok = fmt.Sprintf("%s KV saves nothing here: %s KV already holds %s on the device", kv.ID, full.KVType, Plural(users, "user")), false
+						}
 						if !ok {
 							if cand.Why != "" {
 								dropped = append(dropped, cand)
@@ -279,6 +270,9 @@ func Plan(req PlanRequest) PlanResult {
 							continue
 						}
 						ranked = append(ranked, cand)
+						if !kvQuantized(kv) {
+							full, haveFull = cand, true
+						}
 					}
 				}
 			}
@@ -570,9 +564,10 @@ func sweepPoint(cand *Candidate, pm perfModel, w Workload, n int, slo SLO, best 
 	return best
 }
 
-// ctxFor is the per-sequence context a workload needs.
+// ctxFor is the per-sequence context a workload needs, with room for the
+// chat template (WorkloadContext).
 func ctxFor(req PlanRequest) Tokens {
-	ctx := req.Workload.Prompt + req.Workload.Gen
+	ctx := WorkloadContext(req.Workload.Prompt, req.Workload.Gen)
 	if ctx <= 0 {
 		ctx = 4096
 	}

@@ -131,7 +131,7 @@ func TestMarlinInt4SharesFeatures(t *testing.T) {
 	awq := Quant{ID: "awq-int4", Family: FamilyAWQ, LinearBPW: 4.25}
 	gptq := Quant{ID: "gptq-int4", Family: FamilyGPTQ, LinearBPW: 4.125}
 	feats := func(arch, policy string, b Backend, q Quant) string {
-		s := Scenario{Hardware: Hardware{Arch: arch, Kind: KindGPU}, Engine: Engine{ID: EngineID(policy), Policy: policy}, Quant: q}
+		s := Scenario{Hardware: Hardware{Arch: arch, Kind: KindGPU}, Engine: Engine{ID: EngineID(policy), Policy: Policy(policy)}, Quant: q}
 		return strings.Join(Features(s, b), " ")
 	}
 	for _, c := range []struct {

@@ -174,7 +174,7 @@ func TestChunkedPrefill(t *testing.T) {
 	withLen := long
 	withLen.Context = 8192 // --max-model-len 8192
 	engine := func(s Scenario, policy, version string) Scenario {
-		s.Engine.Policy, s.Engine.ID, s.EngineVersion = policy, EngineID(policy), version
+		s.Engine.Policy, s.Engine.ID, s.EngineVersion = Policy(policy), EngineID(policy), version
 		return s
 	}
 	for _, tc := range []struct {

@@ -151,11 +151,8 @@ func (s Scenario) Validate() error {
 	if err != nil {
 		return err
 	}
-	if s.Quant.ID != "" && !s.Engine.Loads(b, s.Quant.Family) {
-		return invalid("%s on %s does not load %s weights (%s family); it loads %v", s.Engine.ID, b, s.Quant.ID, s.Quant.Family, s.Engine.Formats[b])
-	}
-	if s.KV.ID != "" && !s.Engine.HasKVType(s.KV.ID) {
-		return invalid("%s has no KV-cache type %q (it has %v)", s.Engine.ID, s.KV.ID, s.Engine.KVTypes)
+	if u := supportedOn(s, b); u != nil {
+		return u
 	}
 	if s.KV.BytesPerElement <= 0 {
 		return invalid("KV-cache type %q has no element size", s.KV.ID)

@@ -28,23 +28,14 @@ var Policies = []string{"llamacpp", "ollama", "vllm", "sglang", "tgi"}
 // 115-124 GiB).
 func osReserve() planner.Bytes { return planner.DefaultMemoryParams.OSReserve }
 
-// normalizePolicy maps engine ids and policy names to a policy.
+// normalizePolicy maps engine ids and policy names to a policy through
+// the planner's one alias table (planner.ParseEngine); names it does not
+// know pass through lower-cased.
 func normalizePolicy(p string) string {
-	switch strings.ToLower(strings.TrimSpace(p)) {
-	case "llamacpp", "llama.cpp", "llama-server", "ik_llama.cpp", "llama":
-		return "llamacpp"
-	case "ollama":
-		return "ollama"
-	case "vllm":
-		return "vllm"
-	case "sglang":
-		return "sglang"
-	case "tgi", "text-generation-inference":
-		return "tgi"
-	case "transformers":
-		return "transformers"
-	case "trtllm", "tensorrt-llm":
-		return "trtllm"
+	if id, err := planner.ParseEngine(p); err == nil {
+		if pol, ok := planner.PolicyOf(id); ok {
+			return string(pol)
+		}
 	}
 	return strings.ToLower(strings.TrimSpace(p))
 }

@@ -1,0 +1,180 @@
+package planner
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ErrUnsupported marks a scenario an engine cannot run: no kernel for the
+// format on the device, a flag or format its release lacks, a container
+// image not built for the GPU. Errors from Supported wrap it (and
+// ErrInvalid, so callers that check for invalid scenarios still do).
+var ErrUnsupported = errors.New("not supported by the engine")
+
+// Reason says which rule refused a scenario.
+type Reason string
+
+// Reasons an engine refuses a scenario.
+const (
+	ReasonBackend           Reason = "backend"            // the engine does not run on the backend
+	ReasonFormat            Reason = "format"             // the engine does not load the weight format there
+	ReasonKVType            Reason = "kv-type"            // the engine has no such KV-cache type
+	ReasonComputeCapability Reason = "compute-capability" // the kernel needs a newer GPU
+	ReasonNoKernel          Reason = "no-kernel"          // no kernel for the format on this device or backend
+	ReasonImageTarget       Reason = "image-target"       // the engine's build is not made for this GPU
+	ReasonRelease           Reason = "release"            // the release lacks what the plan needs
+)
+
+// UnsupportedError is a refusal by an engine's rules: which engine and
+// release, the rule (Reason) and a sentence that says why and what would
+// run instead (Detail).
+type UnsupportedError struct {
+	Engine  EngineID
+	Release Release
+	Reason  Reason
+	Detail  string
+}
+
+// Error names the engine and the reason.
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("%s: %s", ErrInvalid, e.Detail)
+}
+
+// Unwrap lets errors.Is match ErrUnsupported and ErrInvalid.
+func (e *UnsupportedError) Unwrap() []error { return []error{ErrUnsupported, ErrInvalid} }
+
+func refuse(s Scenario, why Reason, format string, a ...any) *UnsupportedError {
+	r, _ := ParseRelease(s.EngineVersion)
+	return &UnsupportedError{Engine: s.Engine.ID, Release: r, Reason: why, Detail: fmt.Sprintf(format, a...)}
+}
+
+// Supported says whether the scenario's engine, at the scenario's release
+// (EngineVersion; empty = newest), can run it on its backend: the backend,
+// the weight format and KV type the engine loads there, and the engine's
+// kernel and build gates (Marlin and bf16 need compute capability 8.0 on
+// vLLM, FP8 and NVFP4 kernels, flash-attention coverage per llama.cpp
+// build, the GPU targets of the ROCm builds). It returns nil or an
+// *UnsupportedError. Scenario.Validate calls it, so fit, flags, the GUI and
+// plan refuse the same scenarios the same way.
+func Supported(s Scenario) error {
+	b, err := s.ResolveBackend()
+	if err != nil {
+		return err
+	}
+	if u := supportedOn(s, b); u != nil {
+		return u
+	}
+	return nil
+}
+
+// supportedOn is Supported on a resolved backend (nil: supported).
+func supportedOn(s Scenario, b Backend) *UnsupportedError {
+	if s.Quant.ID != "" && !s.Engine.Loads(b, s.Quant.Family) {
+		return refuse(s, ReasonFormat, "%s on %s does not load %s weights (%s family); it loads %v", s.Engine.ID, b, s.Quant.ID, s.Quant.Family, s.Engine.Formats[b])
+	}
+	if s.KV.ID != "" && !s.Engine.HasKVType(s.KV.ID) {
+		return refuse(s, ReasonKVType, "%s has no KV-cache type %q (it has %v)", s.Engine.ID, s.KV.ID, s.Engine.KVTypes)
+	}
+	if u := commonKernelGate(s, b); u != nil {
+		return u
+	}
+	rel := releaseOf(s)
+	switch s.Engine.Policy {
+	case PolicyVLLM:
+		return vllmSupported(s, b)
+	case PolicySGLang:
+		return sglangSupported(s, b)
+	case PolicyTGI:
+		return tgiSupported(s, b)
+	case PolicyTRTLLM:
+		return trtllmSupported(s, b)
+	case PolicyLlamaCpp:
+		return llamaCppSupported(s, b, rel)
+	case PolicyOllama:
+		return ollamaSupported(s, b)
+	}
+	return nil
+}
+
+// flashAttentionOn reports whether the engine runs flash attention for
+// the scenario on backend b: as asked (Scenario.FlashAttention; nil = on
+// where supported), unless the release has no kernel for it (llama.cpp
+// builds before llamaFAFixed for some KV types, Ollama on the CPU before
+// 0.11.5). The memory model sizes llama.cpp's compute buffer by it.
+func flashAttentionOn(s Scenario, b Backend) bool {
+	if s.FlashAttention != nil && !*s.FlashAttention {
+		return false
+	}
+	switch s.Engine.Policy {
+	case PolicyOllama:
+		return ollamaFlashAttention(s, b)
+	case PolicyLlamaCpp:
+		return s.Engine.ID != LlamaCpp || llamaFACovers(s, b, releaseOf(s))
+	}
+	return true
+}
+
+// commonKernelGate holds the format gates every engine shares: FP8 needs
+// FP8 hardware except through CUDA's weight-only FP8 Marlin path
+// (sm80+), NVFP4 needs Blackwell.
+func commonKernelGate(s Scenario, b Backend) *UnsupportedError {
+	h, q := s.Hardware, s.Quant
+	switch {
+	case q.NeedsNative == FP8 && !h.SupportsNative(FP8) && b != CUDA:
+		return refuse(s, ReasonNoKernel, "no FP8 kernel for %s on %s (FP8 needs Ada/Hopper/Blackwell or MI300-class)", h.Arch, b)
+	case q.NeedsNative == FP8 && !h.SupportsNative(FP8) && b == CUDA && !s.Engine.IsGGML() && cudaCapability(h) > 0 && cudaCapability(h) < 80:
+		// vLLM/SGLang run FP8 on Ampere through the weight-only FP8 Marlin
+		// kernel, which needs sm80 (vllm/model_executor/layers/quantization/
+		// fp8.py get_min_capability 80 @ v0.11.0).
+		return refuse(s, ReasonComputeCapability, "FP8 weights need compute capability 8.0+ (weight-only FP8 Marlin on Ampere, native on Ada/Hopper); %s is %s", h.Name, capabilityText(h))
+	case q.NeedsNative == FP4 && !h.SupportsNative(FP4) && h.Arch != "blackwell":
+		return refuse(s, ReasonNoKernel, "NVFP4 needs Blackwell")
+	case s.KV.ID == "fp8" && b == ROCm && !h.SupportsNative(FP8):
+		// The ROCm attention kernels of vLLM, SGLang and TGI convert an
+		// FP8 KV cache with the GPU's FP8 instructions (fnuz on MI300,
+		// OCP on gfx12); RDNA2/3/3.5 and CDNA2 have none.
+		return refuse(s, ReasonNoKernel, "no FP8 KV-cache kernel for %s on %s (it needs FP8 hardware: MI300-class or RDNA4)", h.Arch, b)
+	}
+	return nil
+}
+
+// cudaCapability is the device's CUDA compute capability ×10 (89 for
+// 8.9), from the catalog's compute_capability or, when that is empty,
+// its architecture; 0 when not an NVIDIA GPU or unknown.
+func cudaCapability(h Hardware) int {
+	if c := strings.TrimSpace(h.Compute); c != "" && !strings.HasPrefix(c, "gfx") {
+		if f, err := strconv.ParseFloat(c, 64); err == nil && f > 0 && f < 20 {
+			return int(f*10 + 0.5)
+		}
+	}
+	return map[string]int{"volta": 70, "turing": 75, "ampere": 80, "ada": 89, "hopper": 90, "blackwell": 100}[h.Arch]
+}
+
+func capabilityText(h Hardware) string {
+	c := cudaCapability(h)
+	if c == 0 {
+		return h.Arch
+	}
+	return fmt.Sprintf("%s (sm%d)", h.Arch, c)
+}
+
+// rocmTarget is the device's gfx target ("gfx942"), "" when unknown.
+func rocmTarget(h Hardware) string {
+	if strings.HasPrefix(h.Compute, "gfx") {
+		return h.Compute
+	}
+	return map[string]string{"cdna2": "gfx90a", "cdna3": "gfx942", "rdna3": "gfx1100", "rdna3.5": "gfx1151", "rdna4": "gfx1201"}[h.Arch]
+}
+
+// releaseOf is the scenario's engine release; versions Headroom cannot
+// read (published measurements say "2025-08 source build") count as the
+// newest, as VersionAtLeast does.
+func releaseOf(s Scenario) Release {
+	r, err := ParseRelease(s.EngineVersion)
+	if err != nil {
+		return Release{}
+	}
+	return r
+}

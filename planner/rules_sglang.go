@@ -1,0 +1,103 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SGLang's rules. Flags: python/sglang/srt/server_args.py (ServerArgs.add_cli_args,
+// QUANTIZATION_CHOICES) at the tags named, as the docs and release notes
+// give them (CheckedFromDocs). compressed-tensors became a
+// --quantization choice in 0.5.4 (before it the method is read from the
+// checkpoint's quantization_config only); the `sglang serve` entry point
+// replaces `python -m sglang.launch_server`, deprecated on main.
+func sglangReleases() []EngineRelease {
+	base := flags("--model-path", "--tp", "--mem-fraction-static", "--max-running-requests", "--context-length",
+		"--host", "--port", "--api-key")
+	kv := map[string]FlagSpec{"--kv-cache-dtype": {Values: []string{"auto", "fp8_e5m2", "fp8_e4m3"}}}
+	q04 := []string{"awq", "fp8", "gptq", "marlin", "gptq_marlin", "awq_marlin", "bitsandbytes", "gguf", "modelopt", "w8a8_int8", "w8a8_fp8"}
+	q053 := append(append([]string{}, q04...), "modelopt_fp4", "mxfp4", "moe_wna16", "qoq")
+	q054 := append(append([]string{}, q053...), "compressed-tensors")
+	return sortReleases(SGLang,
+		EngineRelease{Release: MustRelease("0.4.0"), Name: "SGLang 0.4.0 (python -m sglang.launch_server)",
+			Checked: CheckedFromDocs,
+			Source:  "sgl-project/sglang python/sglang/srt/server_args.py @ v0.4.0", Image: "lmsysorg/sglang:v0.4.0-cu124",
+			Flags: with(with(base, kv), map[string]FlagSpec{"--quantization": {Values: q04}})},
+		EngineRelease{Release: MustRelease("0.5.3"), Name: "SGLang 0.5.3 (python -m sglang.launch_server)",
+			Checked: CheckedFromDocs,
+			Source:  "sgl-project/sglang python/sglang/srt/server_args.py @ v0.5.3", Image: "lmsysorg/sglang:v0.5.3-cu126",
+			ROCmImage: "lmsysorg/sglang:v0.5.3-rocm630-mi30x", ROCmTargets: []string{"gfx942"},
+			Flags: with(with(base, kv), map[string]FlagSpec{"--quantization": {Values: q053}})},
+		EngineRelease{Release: MustRelease("0.5.4"), Name: "SGLang 0.5.4 (python -m sglang.launch_server)",
+			Checked: CheckedFromDocs,
+			Source:  "sgl-project/sglang python/sglang/srt/server_args.py @ v0.5.4", Image: "lmsysorg/sglang:v0.5.4-cu126",
+			ROCmImage: "lmsysorg/sglang:v0.5.4-rocm630-mi30x", ROCmTargets: []string{"gfx942"},
+			Flags: with(with(base, kv), map[string]FlagSpec{"--quantization": {Values: q054}})},
+		EngineRelease{Name: "SGLang main (sglang serve)",
+			Checked: CheckedFromDocs,
+			Source:  "sgl-project/sglang python/sglang/srt/server_args.py @ main (2026)", Image: "lmsysorg/sglang:latest",
+			ROCmImage: "lmsysorg/sglang:latest-rocm630-mi30x", ROCmTargets: []string{"gfx942"},
+			Flags: with(with(base, kv), map[string]FlagSpec{"--quantization": {Values: q054}, "serve": {Switch: true}})},
+	)
+}
+
+// sglangSupported: SGLang's ROCm builds target Instinct MI300 (gfx942,
+// the mi30x images; docs/platforms/amd_gpu.md), not Radeon.
+func sglangSupported(s Scenario, b Backend) *UnsupportedError {
+	if b == ROCm && rocmTarget(s.Hardware) != "gfx942" && rocmTarget(s.Hardware) != "gfx950" {
+		return refuse(s, ReasonImageTarget, "SGLang's ROCm builds are for Instinct MI300/MI350 (gfx942, gfx950), not %s (%s)", s.Hardware.Name, rocmTarget(s.Hardware))
+	}
+	return nil
+}
+
+// sglangQuantFlag: Marlin names for AWQ/GPTQ where Marlin runs (SGLang
+// keeps awq_marlin/gptq_marlin as choices; stripping _marlin loses them),
+// fp8 quantized on load from the BF16 repo, compressed-tensors from 0.5.4
+// only, else nothing (read from the checkpoint).
+func sglangQuantFlag(s Scenario, b Backend, rel EngineRelease, ck checkpoint) string {
+	switch s.Quant.Family {
+	case FamilyAWQ, FamilyGPTQ:
+		return int4Method(s, b)
+	case FamilyFP8:
+		if ck.onLoad {
+			return "fp8"
+		}
+	case FamilyINT8:
+		if rel.Accepts("--quantization", "compressed-tensors") {
+			return "compressed-tensors"
+		}
+	}
+	return ""
+}
+
+func sglangArgs(in launchIn) (server, []string) {
+	s, c := in.s, in.c
+	f := s.GPUMemoryUtilization
+	if f == 0 {
+		f = SGLangMemFractionStatic(s.deviceMemory(), c.Devices)
+	}
+	prog := []string{"python", "-m", "sglang.launch_server"}
+	if in.rel.Has("serve") {
+		prog = []string{"sglang", "serve"}
+	}
+	a := []string{"--model-path", in.model,
+		"--tp", fmt.Sprint(max(c.Devices, 1)),
+		"--mem-fraction-static", fmt.Sprintf("%.3f", f),
+		"--max-running-requests", fmt.Sprint(in.conc),
+		"--context-length", fmt.Sprint(int64(in.ctx)),
+	}
+	if q := in.quantFlag; q != "" {
+		a = append(a, "--quantization", q)
+	}
+	if s.KV.ID == "fp8" {
+		a = append(a, "--kv-cache-dtype", "fp8_e4m3")
+	}
+	var notes []string
+	if s.Quant.Family == FamilyINT8 && in.quantFlag == "" {
+		notes = append(notes, fmt.Sprintf("%s has no --quantization compressed-tensors (0.5.4+): SGLang reads the method from the checkpoint", in.rel.Name))
+	}
+	if strings.HasSuffix(in.quantFlag, "_marlin") {
+		notes = append(notes, "Marlin 4-bit kernels (compute capability 8.0+)")
+	}
+	return server{prog: prog, args: append(a, "--host", in.host, "--port", "30000")}, notes
+}

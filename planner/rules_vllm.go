@@ -1,0 +1,179 @@
+package planner
+
+import "fmt"
+
+// vLLM's rules. Flags: vllm/engine/arg_utils.py (EngineArgs.add_cli_args;
+// each dataclass field becomes --field-name) and the quantization choices
+// of vllm/model_executor/layers/quantization/__init__.py
+// (QUANTIZATION_METHODS) at the tags named per release, as the docs and
+// release notes give them (CheckedFromDocs).
+func vllmReleases() []EngineRelease {
+	base := flags("--gpu-memory-utilization", "--max-model-len", "--max-num-seqs", "--max-num-batched-tokens",
+		"--tensor-parallel-size", "--host", "--port", "--model", "--api-key")
+	dtype := map[string]FlagSpec{"--dtype": {Values: []string{"auto", "half", "float16", "bfloat16", "float", "float32"}}}
+	kv := map[string]FlagSpec{"--kv-cache-dtype": {Values: []string{"auto", "fp8", "fp8_e4m3", "fp8_e5m2"}}}
+	q06 := []string{"aqlm", "awq", "deepspeedfp", "tpu_int8", "fp8", "fbgemm_fp8", "modelopt", "marlin", "gguf", "gptq_marlin_24",
+		"gptq_marlin", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "qqq", "experts_int8", "neuron_quant", "ipex"}
+	q08 := append(append([]string{}, q06...), "quark", "moe_wna16", "torchao", "ptpc_fp8", "modelopt_fp4", "nvfp4")
+	q010 := append(append([]string{}, q08...), "mxfp4")
+	old := map[string]FlagSpec{"--load-format": {Values: []string{"auto", "pt", "safetensors", "npcache", "dummy", "bitsandbytes", "gguf"}}}
+	return sortReleases(VLLM,
+		EngineRelease{Release: MustRelease("0.6.0"), Name: "vLLM 0.6.0 (vllm serve)",
+			Checked: CheckedFromDocs,
+			Source:  "vllm-project/vllm vllm/engine/arg_utils.py @ v0.6.0",
+			Image:   "vllm/vllm-openai:v0.6.0",
+			Flags:   with(with(with(base, dtype), kv), with(old, map[string]FlagSpec{"--quantization": {Values: q06}}))},
+		EngineRelease{Release: MustRelease("0.8.0"), Name: "vLLM 0.8.0 (vllm serve, V1 engine)",
+			Checked: CheckedFromDocs,
+			Source:  "vllm-project/vllm vllm/engine/arg_utils.py @ v0.8.0",
+			Image:   "vllm/vllm-openai:v0.8.0",
+			Flags:   with(with(with(base, dtype), kv), map[string]FlagSpec{"--quantization": {Values: q08}})},
+		EngineRelease{Release: MustRelease("0.10.1"), Name: "vLLM 0.10.1 (vllm serve)",
+			Checked: CheckedFromDocs,
+			Source:  "vllm-project/vllm vllm/engine/arg_utils.py @ v0.10.1",
+			Image:   "vllm/vllm-openai:v0.10.1",
+			Flags:   with(with(with(base, dtype), kv), map[string]FlagSpec{"--quantization": {Values: q010}})},
+		EngineRelease{Release: MustRelease("0.11.0"), Name: "vLLM 0.11.0 (vllm serve)",
+			Checked: CheckedFromDocs,
+			Source:  "vllm-project/vllm vllm/engine/arg_utils.py @ v0.11.0",
+			Image:   "vllm/vllm-openai:v0.11.0", ROCmImage: "vllm/vllm-openai-rocm:v0.11.0",
+			// docker/Dockerfile.rocm_base PYTORCH_ROCM_ARCH @ v0.11.0.
+			ROCmTargets: []string{"gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1101", "gfx1200", "gfx1201"},
+			Flags:       with(with(with(base, dtype), kv), map[string]FlagSpec{"--quantization": {Values: q010}})},
+	)
+}
+
+// vllmSupported holds vLLM's kernel gates.
+func vllmSupported(s Scenario, b Backend) *UnsupportedError {
+	h, q := s.Hardware, s.Quant
+	cc := cudaCapability(h)
+	switch {
+	case b == CUDA && cc > 0 && cc < 80 && (q.ID == "bf16" || s.KV.ID == "bf16"):
+		// vllm/platforms/cuda.py and config: "Bfloat16 is only supported on
+		// GPUs with compute capability of at least 8.0" (v0.6-v0.11).
+		return refuse(s, ReasonComputeCapability, "vLLM runs bfloat16 only on compute capability 8.0+; %s is %s: use float16 (--dtype half)", h.Name, capabilityText(h))
+	case b == CUDA && cc > 0 && cc < 75 && q.Family == FamilyAWQ:
+		// AWQConfig.get_min_capability 75; AWQMarlinConfig 80.
+		return refuse(s, ReasonComputeCapability, "vLLM's AWQ kernels need compute capability 7.5+ (Marlin 8.0+); %s is %s: use a GPTQ checkpoint", h.Name, capabilityText(h))
+	case b == CPU && q.Family != FamilyFloat && !h.X86Host():
+		// docs.vllm.ai installation/cpu (v0.7-v0.12): the Arm backend runs
+		// FP32/FP16/BF16 and macOS FP32/FP16; AWQ, GPTQ and W8A8 are x86 paths.
+		return refuse(s, ReasonNoKernel, "vLLM's CPU backend loads only FP32/FP16/BF16 weights on Arm and macOS hosts (%s), not %s", h.Vendor, q.ID)
+	}
+	return nil
+}
+
+// marlinOK reports whether the Marlin 4-bit kernels (vLLM awq_marlin and
+// gptq_marlin, SGLang's too) run on the device: CUDA compute capability
+// 8.0+, never ROCm (AWQMarlinConfig/GPTQMarlinConfig get_min_capability
+// 80 and check_marlin_supported, which is CUDA-only).
+func marlinOK(s Scenario, b Backend) bool {
+	return b == CUDA && cudaCapability(s.Hardware) >= 80
+}
+
+// int4Method is the --quantization value for an AWQ/GPTQ checkpoint on
+// the device: the Marlin method where it runs, else the plain kernel.
+func int4Method(s Scenario, b Backend) string {
+	m := "awq"
+	if s.Quant.Family == FamilyGPTQ {
+		m = "gptq"
+	}
+	if marlinOK(s, b) {
+		return m + "_marlin"
+	}
+	return m
+}
+
+// vllmArgs: the model is vllm serve's positional argument natively; the
+// image's entrypoint is the API server, which takes --model (vLLM's
+// docker docs).
+func vllmArgs(in launchIn) server {
+	s, c := in.s, in.c
+	util := s.GPUMemoryUtilization
+	if util == 0 {
+		util = s.Engine.GPUMemoryUtilization
+	}
+	a := []string{in.model}
+	if in.image != "" {
+		a = []string{"--model", in.model}
+	}
+	if in.b != CPU {
+		a = append(a, "--gpu-memory-utilization", fmt.Sprintf("%.2f", util))
+	}
+	a = append(a, "--max-model-len", fmt.Sprint(int64(in.ctx)),
+		"--max-num-seqs", fmt.Sprint(in.conc))
+	if n := vllmLaunchBatched(in); n > 0 {
+		a = append(a, "--max-num-batched-tokens", fmt.Sprint(int64(n)))
+	}
+	if c.Devices > 1 {
+		a = append(a, "--tensor-parallel-size", fmt.Sprint(c.Devices))
+	}
+	if q := in.quantFlag; q != "" {
+		a = append(a, "--quantization", q)
+		if q == "bitsandbytes" && in.rel.Has("--load-format") {
+			a = append(a, "--load-format", "bitsandbytes")
+		}
+	}
+	if s.Quant.Family == FamilyFloat {
+		if d := vllmDType(s, in.b); d != "" {
+			a = append(a, "--dtype", d)
+		}
+	}
+	if s.KV.ID == "fp8" {
+		a = append(a, "--kv-cache-dtype", "fp8")
+	}
+	return server{prog: []string{"vllm", "serve"}, args: append(a, "--host", in.host, "--port", "8000")}
+}
+
+// vllmDType is --dtype for a float plan.
+func vllmDType(s Scenario, b Backend) string {
+	return map[string]string{"bf16": "bfloat16", "f16": "float16", "f32": "float32"}[s.Quant.ID]
+}
+
+// vllmQuantFlag is --quantization: nil when the checkpoint's
+// quantization_config says it (vLLM reads it), the Marlin or plain int4
+// method by device, fp8 and bitsandbytes quantized on load from the BF16
+// repo.
+func vllmQuantFlag(s Scenario, b Backend, ck checkpoint) string {
+	switch s.Quant.Family {
+	case FamilyAWQ, FamilyGPTQ:
+		return int4Method(s, b)
+	case FamilyFP8:
+		if ck.onLoad {
+			return "fp8"
+		}
+	case FamilyBNB:
+		return "bitsandbytes"
+	}
+	return ""
+}
+
+// vllmCPUEnv sets the CPU backend's KV space: vLLM's CPU worker gives the
+// KV cache VLLM_CPU_KVCACHE_SPACE GiB (4 when unset; vllm/envs.py), not a
+// share of memory, so the plan's pool must be asked for.
+func vllmCPUEnv(c Candidate) (map[string]string, []string) {
+	kv := Bytes(int64(c.Fit.MaxKVTokens)) * c.Fit.KVBytesPerToken
+	gib := max(int64((kv+GiB-1)/GiB), 1)
+	return map[string]string{"VLLM_CPU_KVCACHE_SPACE": fmt.Sprint(gib)},
+		[]string{fmt.Sprintf("VLLM_CPU_KVCACHE_SPACE=%d GiB holds the planned KV pool of %d tokens (vLLM's CPU backend allots 4 GiB otherwise)", gib, c.Fit.MaxKVTokens)}
+}
+
+// vllmV1 is the first release whose default engine (V1) always chunks
+// prefills; before it a prompt must fit one step, and vLLM refuses to
+// start when --max-num-batched-tokens is below --max-model-len
+// (SchedulerConfig._verify_args, vllm/config.py @ v0.6.0).
+var vllmV1 = MustRelease("0.8.0")
+
+// vllmLaunchBatched is --max-num-batched-tokens: the plan's, raised to the
+// context on releases before V1 (the plan may have been made for another
+// release than the command's).
+func vllmLaunchBatched(in launchIn) Tokens {
+	var n Tokens
+	if v, err := ParseTokens(in.c.Fit.Flags["max_num_batched_tokens"]); err == nil {
+		n = v
+	}
+	if !in.rel.Release.IsNewest() && in.rel.Release.Compare(vllmV1) < 0 {
+		n = max(n, in.ctx, 2048)
+	}
+	return n
+}
