@@ -39,7 +39,7 @@ func (m Machine) UsableFor(e planner.Engine, b planner.Backend) planner.Bytes {
 	if m.device == nil || m.probed == nil || m.Usable == 0 {
 		return m.Usable
 	}
-	u := probe.UsableMemory(m.device.Device, *m.probed, e.Policy, b)
+	u := probe.UsableMemory(m.device.Device, *m.probed, string(e.Policy), b)
 	if u.Bytes <= 0 {
 		return m.Usable
 	}
