@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/headroom-planner/headroom/internal/redact"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -39,12 +40,17 @@ func Run(ctx context.Context, opt Options, progress func(done, total int, step s
 	}
 	c, err := newClient(opt)
 	if err != nil {
-		return Samples{}, fmt.Errorf("calibrate endpoint: %w", err)
+		return Samples{}, redact.Error(fmt.Errorf("calibrate endpoint: %w", err), secrets(opt)...)
 	}
 	r := &runner{opt: opt, c: c, prog: &reporter{fn: progress}, runID: rand.IntN(1_000_000), decodeExp: 0.8, prefillExp: 1}
 	s, err := r.run(ctx)
 	if err != nil {
-		return Samples{}, err
+		// Whatever a server echoed (a 401 body quoting the key, a stream
+		// error) is redacted here once more, whichever path it took.
+		return Samples{}, redact.Error(err, c.secrets...)
+	}
+	for i, n := range s.Notes {
+		s.Notes[i] = redact.String(n, c.secrets...)
 	}
 	return s, nil
 }
