@@ -68,9 +68,9 @@ type client struct {
 	base    *url.URL
 	http    *http.Client
 	apiKey  string
-	secrets []string // the API key and the URL's password: never printed
-	stall  time.Duration // longest silence once a response has started
-	reqTO  time.Duration // longest request
+	secrets []string      // the API key and the URL's password: never printed
+	stall   time.Duration // longest silence once a response has started
+	reqTO   time.Duration // longest request
 }
 
 // newClient parses the base URL: scheme and host, an optional path prefix
