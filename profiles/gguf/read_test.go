@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/headroom-planner/headroom/internal/safefile"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -561,8 +562,8 @@ func TestReadFileErrors(t *testing.T) {
 	if _, err := ReadFile(filepath.Join(dir, "missing.gguf")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v, want ErrNotExist", err)
 	}
-	if _, err := ReadFile(dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
-		t.Errorf("directory: %v, want 'is a directory'", err)
+	if _, err := ReadFile(dir); !errors.Is(err, safefile.ErrNotRegular) || !strings.Contains(err.Error(), "directory") {
+		t.Errorf("directory: %v, want 'not a regular file (a directory)'", err)
 	}
 	good := filepath.Join(dir, "tiny-model.gguf")
 	f, err := os.Create(good)
