@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -164,7 +165,7 @@ func Import(r io.Reader, name string, ctx Context) (Result, error) {
 	sort.SliceStable(p.drafts, func(i, j int) bool { return p.drafts[i].line < p.drafts[j].line })
 	r2 := newResolver(ctx, p)
 	for _, d := range p.drafts {
-		res.Rows = append(res.Rows, r2.finish(d))
+		res.Rows = append(res.Rows, printableRow(r2.finish(d)))
 		res.Lines = append(res.Lines, d.line)
 	}
 	res.Warnings = p.sortedWarnings()
@@ -298,9 +299,27 @@ func newParse(name string, data []byte) *parse {
 	return &parse{name: name, data: data, lines: strings.Split(text, "\n"), seen: map[string]bool{}}
 }
 
-// warn records a warning once per distinct message.
+// Caps on text taken from a file: a field of a row, and a warning.
+const (
+	maxField   = 256
+	maxWarning = 1024
+)
+
+// printableRow makes every text field of a row printable and bounded
+// (internal/textsafe): a benchmark file is outside input, and its model
+// names and notes reach terminals, CSV files and the GUI.
+func printableRow(m planner.Measurement) planner.Measurement {
+	for _, f := range []*string{&m.Hardware, &m.Engine, &m.Backend, &m.EngineVersion, &m.Model, &m.Quant, &m.KVType, &m.Unit, &m.Source} {
+		*f = textsafe.Printable(*f, maxField)
+	}
+	m.Notes = textsafe.Printable(m.Notes, 4*maxField)
+	return m
+}
+
+// warn records a warning once per distinct message; the message is made
+// printable and bounded, since it quotes the file.
 func (p *parse) warn(line int, format string, a ...any) {
-	msg := fmt.Sprintf(format, a...)
+	msg := textsafe.Printable(fmt.Sprintf(format, a...), maxWarning)
 	if p.seen[msg] {
 		return
 	}
