@@ -220,3 +220,35 @@ func TestLoadRefusesFIFO(t *testing.T) {
 		t.Fatal("Load blocked on a FIFO")
 	}
 }
+
+// FuzzLoadProfile: a calibration file is outside input (hand-edited,
+// copied between machines). Any content loads as a profile no device
+// rejects, or is reported naming the file; nothing panics.
+func FuzzLoadProfile(f *testing.F) {
+	dir := f.TempDir()
+	good, err := Save(dir, hostRun(300, 20, 0.05))
+	if err != nil {
+		f.Fatal(err)
+	}
+	b, _ := os.ReadFile(good)
+	f.Add(b)
+	f.Add([]byte("key=\"a/b/c\"\nhardware=\"a\"\nengine=\"b\"\n[terms]\nprefill_compute_efficiency=5.0\n[fit]\nprefill_points=3\n"))
+	f.Add([]byte("key=\"a/b/c\"\nhardware=\"a\"\nengine=\"b\"\n[terms]\nbandwidth_gb_s=nan\n"))
+	f.Add([]byte("key = [unterminated"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "cal.toml")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := loadFile(path)
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if p.Key == "" || p.Hardware == "" || p.Engine == "" || Fatal(Check(p, planner.Hardware{})) {
+			t.Fatalf("loaded an incomplete or impossible profile %+v", p)
+		}
+	})
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/headroom-planner/headroom/internal/redact"
+	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -49,11 +50,19 @@ func Run(ctx context.Context, opt Options, progress func(done, total int, step s
 		// error) is redacted here once more, whichever path it took.
 		return Samples{}, redact.Error(err, c.secrets...)
 	}
+	// What the server says about itself is outside input that the front
+	// ends print and save: escape control characters, cap the length.
 	for i, n := range s.Notes {
-		s.Notes[i] = redact.String(n, c.secrets...)
+		s.Notes[i] = textsafe.Printable(redact.String(n, c.secrets...), maxMessage)
+	}
+	for _, f := range []*string{&s.Model, &s.EngineVersion, &s.Quant} {
+		*f = textsafe.Printable(*f, maxName)
 	}
 	return s, nil
 }
+
+// maxName caps a model name or version a server reports, as saved.
+const maxName = 256
 
 // runner holds the state of one run.
 type runner struct {

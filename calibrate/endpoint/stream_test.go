@@ -229,3 +229,16 @@ func TestEndlessEventIsCapped(t *testing.T) {
 		t.Errorf("read %d bytes before stopping, want at most about %d", r.n, maxEvent+maxLine)
 	}
 }
+
+// FuzzOllamaNumCtx: /api/show's parameters text is a server's; any text
+// gives a context of zero (unknown) or a positive count.
+func FuzzOllamaNumCtx(f *testing.F) {
+	f.Add("num_ctx                        4096\nstop \"<|eot|>\"")
+	f.Add("num_ctx -1\nnum_ctx 99999999999999999999999")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, params string) {
+		if n := ollamaNumCtx(params); n < 0 {
+			t.Fatalf("ollamaNumCtx(%q) = %d", params, n)
+		}
+	})
+}

@@ -65,3 +65,19 @@ func TestErrorKeepsChain(t *testing.T) {
 		t.Error("Error(nil) != nil")
 	}
 }
+
+// FuzzString: whatever surrounds it, a known secret never survives, and a
+// URL's password never does.
+func FuzzString(f *testing.F) {
+	f.Add("401: invalid key sk-abcdef", "sk-abcdef")
+	f.Add("GET http://u:pw12@h/?k=v failed", "pw12")
+	f.Add("Bearer xyzw1234", "xyzw1234")
+	f.Add("sk-abcdsk-abcd", "sk-abcd")
+	f.Fuzz(func(t *testing.T, s, secret string) {
+		got := String(s, secret)
+		if len(secret) >= minSecret && strings.Contains(got, secret) && !strings.Contains(Mark, secret) && !strings.Contains(s, Mark) {
+			// Replacing may create a new occurrence only from Mark itself.
+			t.Fatalf("String(%q, %q) = %q still holds the secret", s, secret, got)
+		}
+	})
+}
