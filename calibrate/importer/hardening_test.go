@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/headroom-planner/headroom/internal/safefile"
 	"github.com/headroom-planner/headroom/internal/textsafe"
 )
 
@@ -128,5 +132,37 @@ func TestImportedTextIsPrintable(t *testing.T) {
 	}
 	if len(res.Warnings) == 0 {
 		t.Error("no warnings: the test does not exercise them")
+	}
+}
+
+// TestImportFileRefusesFIFOs: a FIFO or device named as the benchmark file
+// is refused at once (issue 15 item 9); a real file imports.
+func TestImportFileRefusesFIFOs(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "bench.md")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	ctx := Context{Hardware: "nvidia-rtx-4080", Model: "meta-llama/Llama-2-7b-hf"}
+	for _, tc := range []struct {
+		name, path string
+		want       error
+	}{
+		{"fifo", fifo, safefile.ErrNotRegular},
+		{"device", "/dev/zero", safefile.ErrNotRegular},
+		{"seed file", filepath.Join("testdata", "llama-bench-cuda-depth.md"), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() { _, err := ImportFile(tc.path, ctx); done <- err }()
+			select {
+			case err := <-done:
+				if !errors.Is(err, tc.want) && !(tc.want == nil && err == nil) {
+					t.Errorf("err = %v, want %v", err, tc.want)
+				}
+			case <-time.After(time.Minute): // a hang, not a slow machine
+				t.Fatal("ImportFile blocked")
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/headroom-planner/headroom/internal/safefile"
 	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 )
@@ -133,6 +134,7 @@ func Import(r io.Reader, name string, ctx Context) (Result, error) {
 	if name == "" || name == "-" {
 		name = "stdin"
 	}
+	name = textsafe.Printable(name, 4*maxField)
 	data, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
 	if err != nil {
 		return Result{}, &ParseError{File: name, Err: fmt.Errorf("reading: %w", err)}
@@ -170,6 +172,19 @@ func Import(r io.Reader, name string, ctx Context) (Result, error) {
 	}
 	res.Warnings = p.sortedWarnings()
 	return res, nil
+}
+
+// ImportFile imports the benchmark output at path, which must be a regular
+// file of at most MaxInputBytes: a FIFO, a device or a directory is
+// refused at once (internal/safefile) instead of blocking or reading
+// without end. Errors are *ParseError naming path.
+func ImportFile(path string, ctx Context) (Result, error) {
+	f, err := safefile.Open(path, MaxInputBytes)
+	if err != nil {
+		return Result{}, &ParseError{File: textsafe.Printable(path, 4*maxField), Err: err}
+	}
+	defer f.Close()
+	return Import(f, path, ctx)
 }
 
 // DetectFormat returns the first format found in data, or an error wrapping
