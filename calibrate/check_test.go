@@ -128,6 +128,9 @@ func TestFlaggedRunKeepsCleanPrevious(t *testing.T) {
 	if s := cmp.String(); !strings.Contains(s, "NOT saved") || !strings.Contains(s, "bandwidth_gb_s") || !strings.Contains(s, "flagged") {
 		t.Errorf("comparison text:\n%s", s)
 	}
+	if _, err := Save(dir, noisy); !errors.Is(err, ErrKeptPrevious) {
+		t.Errorf("plain Save of the noisy run: %v, want ErrKeptPrevious", err)
+	}
 	if _, cmp, err = SaveChecked(dir, noisy, SaveOptions{Hardware: box, Force: true}); err != nil || !cmp.Saved {
 		t.Fatalf("forced save: %v %+v", err, cmp)
 	}

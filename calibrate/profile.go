@@ -47,11 +47,18 @@ const MaxFileBytes = 1 << 20
 // Save writes p to dir atomically (internal/atomicfile: temporary file,
 // fsync, rename), so an interrupted save leaves the previous profile
 // intact; dir, Headroom's own calibration directory, is created if
-// missing. A profile whose terms no device can have (Check with no
-// hardware) is refused with a *CheckError. Credentials in p.Source (an
-// endpoint URL's user information or query) are redacted. Save replaces
-// whatever profile had the key; SaveChecked compares first.
+// missing. It is SaveChecked with no hardware and no force: a profile
+// whose terms no device can have is refused with a *CheckError, and a
+// flagged one (noisy, too short) does not replace a clean previous
+// profile (ErrKeptPrevious). Credentials in p.Source (an endpoint URL's
+// user information or query) are redacted.
 func Save(dir string, p Profile) (string, error) {
+	path, _, err := SaveChecked(dir, p, SaveOptions{})
+	return path, err
+}
+
+// write saves p under dir without comparing it with what is there.
+func write(dir string, p Profile) (string, error) {
 	if p.Key == "" {
 		p.Key = planner.CalibrationKey(p.Hardware, planner.EngineID(p.Engine), planner.Backend(p.Backend))
 	}

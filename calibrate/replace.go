@@ -122,7 +122,7 @@ func SaveChecked(dir string, p Profile, opt SaveOptions) (string, Comparison, er
 		c.Reason = "the new measurement is flagged and the previous one is not; kept the previous one (force to replace it)"
 		return "", c, fmt.Errorf("calibration %s: %w: %s", p.Key, ErrKeptPrevious, c.Problems[0])
 	}
-	path, err := Save(dir, p)
+	path, err := write(dir, p)
 	if err != nil {
 		c.Reason = err.Error()
 		return "", c, err
