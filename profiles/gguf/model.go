@@ -242,7 +242,7 @@ func (k *keys) slidingLayers(arch string, layers, window int) int {
 				n++
 			}
 		}
-		return n
+		return min(n, layers) // a longer array than the layers says nothing of the rest
 	}
 	period := swaPatterns[arch]
 	if ok {

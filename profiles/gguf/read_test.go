@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/headroom-planner/headroom/internal/safefile"
+	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -626,6 +627,9 @@ func FuzzRead(f *testing.F) {
 		}
 		if m.ActiveParams > m.Params || m.Params < 0 {
 			t.Fatalf("active params %d exceed params %d", m.ActiveParams, m.Params)
+		}
+		if !textsafe.Clean(m.ID) || !textsafe.Clean(m.Name) || len(m.Name) > maxName || m.Layers > maxLayers || m.SlidingLayers > m.Layers {
+			t.Fatalf("model %q (%d layers, %d sliding) is unprintable or out of bounds", m.Name, m.Layers, m.SlidingLayers)
 		}
 	})
 }
