@@ -137,6 +137,14 @@ func checkRate(term string, v, lo, hi, peak float64, lowWarn bool, add adder) {
 
 // checkHost flags a host benchmark that ran too briefly or too noisily.
 func checkHost(r host.Result, add adder) {
+	for _, m := range []struct {
+		name string
+		v    float64
+	}{{"host: triad_gb_s", r.TriadGBs}, {"host: read_gb_s", r.ReadGBs}} {
+		if m.v > 0 && m.v < minBandwidth {
+			add(m.name, m.v, true, "no machine's memory is slower than %g GB/s: other programs held the CPU", minBandwidth)
+		}
+	}
 	if r.Duration > 0 && r.Duration < minHostDuration {
 		add("host: duration (s)", r.Duration.Seconds(), false, "the benchmark ran too briefly to measure memory; use the default budget")
 	}

@@ -51,6 +51,7 @@ func TestCheck(t *testing.T) {
 		{"a good host run", hostRun(300, 20, 0.05), box, nil, false},
 		{"in-cache bandwidth above the peak", hostRun(900, 20, 0.05), box, []string{"bandwidth_gb_s"}, true},
 		{"0.14 GB/s on a loaded machine", hostRun(0.14, 20, 0.05), box, []string{"bandwidth_gb_s"}, true},
+		{"a 0.14 GB/s triad beside a good GEMV", func() Profile { p := hostRun(300, 20, 0.05); p.Host.TriadGBs = 0.14; return p }(), box, []string{"host: triad_gb_s"}, true},
 		{"a busy machine: 20 GB/s of 460", hostRun(20, 20, 0.05), box, []string{"bandwidth_gb_s"}, false},
 		{"noisy passes", hostRun(300, 20, 0.8), box, []string{"host: memory: triad, all threads spread", "host: gemv: float32, all threads spread"}, false},
 		{"one pass each", hostRun(300, 1, 0), box, []string{"host: memory: triad, all threads passes", "host: gemv: float32, all threads passes"}, false},
