@@ -103,11 +103,16 @@ func Load(dir string) ([]Profile, []error) {
 
 // loadFile reads and checks one calibration file.
 func loadFile(f string) (Profile, error) {
-	var p Profile
 	data, err := safefile.ReadFile(f, MaxFileBytes)
 	if err != nil {
-		return p, fmt.Errorf("calibration %s: %w", f, err)
+		return Profile{}, fmt.Errorf("calibration %s: %w", f, err)
 	}
+	return decodeProfile(f, data)
+}
+
+// decodeProfile parses and checks the calibration file f holding data.
+func decodeProfile(f string, data []byte) (Profile, error) {
+	var p Profile
 	if _, err := toml.Decode(string(data), &p); err != nil {
 		return p, fmt.Errorf("calibration %s: %w", f, err)
 	}

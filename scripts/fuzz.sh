@@ -14,7 +14,10 @@
 # target is fuzzed without editing this script. Environment: FUZZTIME (go
 # test -fuzztime, default 10s), FUZZPKGS (package patterns, default ./...),
 # FUZZTIMEOUT (go test -timeout per target, default 30m), FUZZPARALLEL
-# (go test -parallel, default 1: CI machines are shared).
+# (go test -parallel, default 1: CI machines are shared), FUZZMINIMIZE
+# (go test -fuzzminimizetime, default 5s: go's default of 60s lets the
+# minimizing of one new input eat a short run whole, with no executions
+# counted).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +25,7 @@ FUZZTIME=${FUZZTIME:-10s}
 FUZZPKGS=${FUZZPKGS:-./...}
 FUZZTIMEOUT=${FUZZTIMEOUT:-30m}
 FUZZPARALLEL=${FUZZPARALLEL:-1}
+FUZZMINIMIZE=${FUZZMINIMIZE:-5s}
 export CGO_ENABLED=${CGO_ENABLED:-0}
 export GHW_DISABLE_WARNINGS=1
 
@@ -46,7 +50,7 @@ for pkg in $pkgs; do
 		ran=$((ran + 1))
 		printf '== fuzz %s %s for %s (%ds)\n' "$pkg" "$t" "$FUZZTIME" "$(($(date +%s) - t0))"
 		if ! go test -tags ci -run '^$' -fuzz "^${t}\$" -fuzztime "$FUZZTIME" \
-			-parallel "$FUZZPARALLEL" -timeout "$FUZZTIMEOUT" "$pkg"; then
+			-fuzzminimizetime "$FUZZMINIMIZE" -parallel "$FUZZPARALLEL" -timeout "$FUZZTIMEOUT" "$pkg"; then
 			failed+=("$pkg $t")
 			printf '== FAILED: %s %s (input saved under %s/testdata/fuzz/%s)\n' "$pkg" "$t" "$dir" "$t" >&2
 		fi
