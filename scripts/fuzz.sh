@@ -7,6 +7,7 @@
 #   scripts/fuzz.sh                     # 10s per target (CI)
 #   FUZZTIME=5m scripts/fuzz.sh         # the long run, before a release
 #   FUZZPKGS="./profiles/gguf ./calibrate/..." scripts/fuzz.sh
+#   FUZZMATCH='^FuzzRead$' scripts/fuzz.sh   # only the targets matching
 #   KEEP_CORPUS=1 scripts/fuzz.sh       # also copy the inputs the fuzzer
 #                                       # found interesting into testdata/fuzz
 #
@@ -26,6 +27,7 @@ FUZZPKGS=${FUZZPKGS:-./...}
 FUZZTIMEOUT=${FUZZTIMEOUT:-30m}
 FUZZPARALLEL=${FUZZPARALLEL:-1}
 FUZZMINIMIZE=${FUZZMINIMIZE:-5s}
+FUZZMATCH=${FUZZMATCH:-^Fuzz}
 export CGO_ENABLED=${CGO_ENABLED:-0}
 export GHW_DISABLE_WARNINGS=1
 
@@ -41,7 +43,7 @@ for pkg in $pkgs; do
 	if [ -z "$(go list -tags ci -f '{{.TestGoFiles}}{{.XTestGoFiles}}' "$pkg" | tr -d '[]')" ]; then
 		continue
 	fi
-	if ! targets=$(go test -tags ci -list '^Fuzz' "$pkg" 2>&1); then
+	if ! targets=$(go test -tags ci -list "$FUZZMATCH" "$pkg" 2>&1); then
 		printf '%s\n' "$targets" >&2
 		failed+=("$pkg (does not build)")
 		continue
