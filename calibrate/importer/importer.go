@@ -306,6 +306,9 @@ type parse struct {
 	drafts   []draft
 	warnings []Warning
 	seen     map[string]bool
+	// lineBytes counts the bytes scanned to find the lines of JSON objects,
+	// so a test can tell a linear import from a quadratic one.
+	lineBytes int64
 }
 
 func newParse(name string, data []byte) *parse {

@@ -163,6 +163,7 @@ func (p *parse) decodeObjects() ([]fields, []int, error) {
 	var out []fields
 	var lines []int
 	ix := newLineIndex(p.data)
+	p.lineBytes += int64(len(p.data))
 	for dec.More() {
 		off := dec.InputOffset()
 		var f fields
