@@ -21,6 +21,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/headroom-planner/headroom/internal/safefile"
+	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -54,6 +55,8 @@ type FileError struct {
 	Err  error
 }
 
+// Error is "path:line: key K: problem", made printable: keys and parser
+// messages quote the file, which may hold escape sequences.
 func (e *FileError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Path)
@@ -64,8 +67,11 @@ func (e *FileError) Error() string {
 		fmt.Fprintf(&b, ": key %s", e.Key)
 	}
 	fmt.Fprintf(&b, ": %v", e.Err)
-	return b.String()
+	return textsafe.Printable(b.String(), maxErrorText)
 }
+
+// maxErrorText caps one problem's message.
+const maxErrorText = 1024
 
 func (e *FileError) Unwrap() error { return e.Err }
 

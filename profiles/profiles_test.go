@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/headroom-planner/headroom/internal/safefile"
+	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -117,6 +118,9 @@ func FuzzLoadFile(f *testing.F) {
 			var fe *FileError
 			if !errors.As(err, &fe) || fe.Path != "fuzz.toml" {
 				t.Fatalf("problem %v is not a *FileError naming the file", err)
+			}
+			if !textsafe.Clean(err.Error()) {
+				t.Fatalf("problem %q is not printable", err)
 			}
 		}
 		seen := map[string]bool{}
