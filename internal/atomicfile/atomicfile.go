@@ -8,7 +8,9 @@
 // keeps its permission bits; a new one gets 0644. On error the temporary
 // file is removed. A temporary file left by a process killed with SIGKILL
 // is named ".<target>.tmp-<pid>-<random>"; the next write to the same
-// target removes those whose process is gone.
+// target removes those whose process is gone. A symbolic link at the
+// target is replaced by the new file, not written through (its target's
+// mode is kept); a target that is a directory, FIFO or device is refused.
 package atomicfile
 
 import (
