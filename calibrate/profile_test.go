@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,8 +31,11 @@ func TestSaveLoadRemove(t *testing.T) {
 	if perf.Calibrations["generic-cpu/llama.cpp/cpu"].BandwidthGBs != 25.5 {
 		t.Error("apply")
 	}
-	if _, err := Remove(dir, "generic-cpu/llama.cpp"); err != nil {
-		t.Fatal(err)
+	if _, err := Remove(dir, "generic-cpu/llama.cpp"); !errors.Is(err, ErrNoProfile) {
+		t.Fatalf("removing by a key prefix: %v, want ErrNoProfile", err)
+	}
+	if got, err := Remove(dir, "generic-cpu/llama.cpp/cpu"); err != nil || got != path {
+		t.Fatalf("Remove = %q, %v, want %s", got, err, path)
 	}
 	if ps, _ := Load(dir); len(ps) != 0 {
 		t.Error("not removed")

@@ -1,13 +1,19 @@
 package profiles
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/headroom-planner/headroom/internal/safefile"
+	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -125,6 +131,82 @@ func FuzzLoadFile(f *testing.F) {
 	f.Add("[[hardware]]\nid=1\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		c := &planner.Catalog{}
-		_ = LoadFile(c, "fuzz.toml", []byte(s))
+		for _, err := range LoadFile(c, "fuzz.toml", []byte(s)) {
+			var fe *FileError
+			if !errors.As(err, &fe) || fe.Path != "fuzz.toml" {
+				t.Fatalf("problem %v is not a *FileError naming the file", err)
+			}
+			if !textsafe.Clean(err.Error()) {
+				t.Fatalf("problem %q is not printable", err)
+			}
+		}
+		seen := map[string]bool{}
+		for _, h := range c.Hardware {
+			if h.ID == "" || seen[h.ID] || h.Memory <= 0 {
+				t.Fatalf("hardware %q merged twice, without id or memory", h.ID)
+			}
+			seen[h.ID] = true
+		}
 	})
+}
+
+// TestMergeIsLinear: merging n entries looks each id up once, however
+// many the catalog holds (the merge compared every entry with every other:
+// 61 s for one import; issue 15 item 10).
+func TestMergeIsLinear(t *testing.T) {
+	calls := 0
+	id := func(h planner.Hardware) string { calls++; return h.ID }
+	const n = 20000
+	var xs []planner.Hardware
+	tbl := newTable(xs, id)
+	for i := range 2 * n { // n new ids, then the same n again (overrides)
+		xs = tbl.upsert(xs, planner.Hardware{ID: "dev-" + strconv.Itoa(i%n), PriceUSD: float64(i)})
+	}
+	if len(xs) != n || xs[0].PriceUSD != n || xs[n-1].PriceUSD != 2*n-1 {
+		t.Fatalf("%d entries, first price %v, last %v: overrides lost", len(xs), xs[0].PriceUSD, xs[n-1].PriceUSD)
+	}
+	if calls > 2*n {
+		t.Errorf("%d id lookups for %d upserts, want one each", calls, 2*n)
+	}
+}
+
+// TestUserFilesAreReadSafely: a FIFO, a device and an oversized file in a
+// profile directory are reported and skipped, not read (a FIFO hung Load
+// forever; issue 15 item 9).
+func TestUserFilesAreReadSafely(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.toml"), 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.toml")); err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte("# padding\n"), MaxFileBytes/10+1)
+	if err := os.WriteFile(filepath.Join(dir, "huge.toml"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []error, 1)
+	go func() {
+		_, probs, err := Load(Options{Dirs: []string{dir}})
+		if err != nil {
+			probs = append(probs, err)
+		}
+		done <- probs
+	}()
+	var probs []error
+	select {
+	case probs = <-done:
+	case <-time.After(time.Minute): // a hang, not a slow machine
+		t.Fatal("Load blocked on a FIFO or device")
+	}
+	want := map[string]error{"fifo.toml": safefile.ErrNotRegular, "zero.toml": safefile.ErrNotRegular, "huge.toml": safefile.ErrTooLarge}
+	if len(probs) != len(want) {
+		t.Fatalf("problems %v, want one per file", probs)
+	}
+	for _, p := range probs {
+		var fe *FileError
+		if !errors.As(p, &fe) || !errors.Is(p, want[filepath.Base(fe.Path)]) {
+			t.Errorf("problem %v, want %v for its file", p, want[filepath.Base(fe.Path)])
+		}
+	}
 }

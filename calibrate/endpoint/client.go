@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/headroom-planner/headroom/internal/redact"
+	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -63,11 +65,12 @@ var (
 
 // client sends the requests of a run to one server.
 type client struct {
-	base   *url.URL
-	http   *http.Client
-	apiKey string
-	stall  time.Duration // longest silence once a response has started
-	reqTO  time.Duration // longest request
+	base    *url.URL
+	http    *http.Client
+	apiKey  string
+	secrets []string      // the API key and the URL's password: never printed
+	stall   time.Duration // longest silence once a response has started
+	reqTO   time.Duration // longest request
 }
 
 // newClient parses the base URL: scheme and host, an optional path prefix
@@ -87,7 +90,7 @@ func newClient(opt Options) (*client, error) {
 	if hc == nil {
 		hc = defaultHTTPClient()
 	}
-	return &client{base: u, http: hc, apiKey: opt.APIKey, stall: opt.StallTimeout, reqTO: opt.RequestTimeout}, nil
+	return &client{base: u, http: hc, apiKey: opt.APIKey, secrets: secrets(opt), stall: opt.StallTimeout, reqTO: opt.RequestTimeout}, nil
 }
 
 // defaultHTTPClient dials with a short timeout and leaves the request's
@@ -103,24 +106,36 @@ func defaultHTTPClient() *http.Client {
 	}}
 }
 
-// endpointURL joins the base URL and an API path; the result has no user
-// information, so it can be printed.
-func (c *client) endpointURL(path string) string {
+// secrets are the credentials of opt that must never be printed or saved:
+// the API key and the password of the URL's user information.
+func secrets(opt Options) []string {
+	out := []string{opt.APIKey}
+	if u, err := url.Parse(opt.URL); err == nil && u.User != nil {
+		pw, _ := u.User.Password()
+		out = append(out, pw, u.User.Username())
+	}
+	return out
+}
+
+// requestURL joins the base URL (with its query, which may carry a
+// credential the server wants) and an API path, without user information
+// (sent as basic auth instead).
+func (c *client) requestURL(path string) string {
 	u := *c.base
 	u.User = nil
 	u.Path = strings.TrimRight(u.Path, "/") + path
 	return u.String()
 }
 
-// redactURL removes user information from a URL for messages.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	u.User = nil
-	return u.String()
+// endpointURL is requestURL for messages: no user information and every
+// query value redacted.
+func (c *client) endpointURL(path string) string {
+	return redact.URL(c.requestURL(path))
 }
+
+// redactURL removes user information and query values from a URL for
+// messages and saved files.
+func redactURL(raw string) string { return redact.URL(raw) }
 
 func (c *client) newRequest(ctx context.Context, method, path string, body any) (*http.Request, error) {
 	var r io.Reader
@@ -131,7 +146,7 @@ func (c *client) newRequest(ctx context.Context, method, path string, body any) 
 		}
 		r = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.endpointURL(path), r)
+	req, err := http.NewRequestWithContext(ctx, method, c.requestURL(path), r)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +185,7 @@ func (c *client) getJSON(ctx context.Context, step, path string, body any, timeo
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return fail(httpError(resp))
+		return fail(c.httpError(resp))
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 	if err != nil {
@@ -182,11 +197,14 @@ func (c *client) getJSON(ctx context.Context, step, path string, body any, timeo
 	return nil
 }
 
-// httpError reads the start of a non-2xx body into an *HTTPError.
-func httpError(resp *http.Response) error {
+// httpError reads the start of a non-2xx body into an *HTTPError. A server
+// may echo the credentials it refused (a 401 quoting the key): they are
+// redacted, and control characters escaped, before the body is kept.
+func (c *client) httpError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	body := strings.TrimSpace(string(b))
 	body = strings.Join(strings.Fields(body), " ")
+	body = textsafe.Printable(redact.String(body, c.secrets...), 512)
 	return &HTTPError{Status: resp.StatusCode, Body: body}
 }
 
@@ -256,7 +274,7 @@ func (c *client) stream(ctx context.Context, api API, eng planner.EngineID, mode
 	defer resp.Body.Close()
 	dog.kick()
 	if resp.StatusCode/100 != 2 {
-		return fail(httpError(resp))
+		return fail(c.httpError(resp))
 	}
 	if err := checkContentType(resp, api); err != nil {
 		return fail(err)

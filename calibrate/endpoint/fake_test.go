@@ -25,6 +25,7 @@ type fakeServer struct {
 	numCtx          int
 	parallel        int    // requests decoded at once; 0: unlimited
 	apiKey          string // when set, requests must carry "Bearer apiKey"
+	echoKey         bool   // a refused request's 401 body quotes the header it got
 	// fault, when set, may answer generation request n (1-based) itself
 	// and return true.
 	fault func(w http.ResponseWriter, r *http.Request, n int) bool
@@ -88,7 +89,11 @@ func (f *fakeServer) start() string {
 	if f.apiKey != "" {
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("Authorization") != "Bearer "+f.apiKey {
-				http.Error(w, `{"error":"invalid api key"}`, http.StatusUnauthorized)
+				msg := `{"error":"invalid api key"}`
+				if f.echoKey {
+					msg = fmt.Sprintf(`{"error":"invalid api key %s (header %q)"}`, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), r.Header.Get("Authorization"))
+				}
+				http.Error(w, msg, http.StatusUnauthorized)
 				return
 			}
 			mux.ServeHTTP(w, r)

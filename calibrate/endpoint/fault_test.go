@@ -381,3 +381,40 @@ func TestAPIKey(t *testing.T) {
 		t.Errorf("err = %v, want a 401 that does not print the key", err)
 	}
 }
+
+// TestAPIKeyNeverPrinted: a server that echoes the key it refused in its
+// 401 body, and a credential in the URL's query string, reach neither the
+// error nor the saved file (issue 15 item 2).
+func TestAPIKeyNeverPrinted(t *testing.T) {
+	const key, query = "sk-echoed-secret-key", "qs-secret-token"
+	for _, tc := range []struct {
+		name   string
+		key    string // key the client sends
+		wantOK bool
+	}{
+		{"wrong key echoed in the 401", key, false},
+		{"right key, token in the query", "sk-right-key", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t, "vllm")
+			f.apiKey, f.echoKey = "sk-right-key", true
+			opt := quick(f.start() + "/v1?api_key=" + query)
+			opt.APIKey = tc.key
+			path := filepath.Join(t.TempDir(), "cal.json")
+			err := RunAndSave(context.Background(), opt, path, nil, nil)
+			if ok := err == nil; ok != tc.wantOK {
+				t.Fatalf("err = %v, want success %v", err, tc.wantOK)
+			}
+			if err != nil && (strings.Contains(err.Error(), tc.key) || strings.Contains(err.Error(), query) || !strings.Contains(err.Error(), "401")) {
+				t.Errorf("err = %v, want a 401 without the key or the query token", err)
+			}
+			b, _ := os.ReadFile(path)
+			if strings.Contains(string(b), tc.key) || strings.Contains(string(b), query) {
+				t.Errorf("saved file holds a credential:\n%s", b)
+			}
+			if tc.wantOK && !strings.Contains(string(b), "api_key=REDACTED") {
+				t.Errorf("saved URL lost its redacted query:\n%s", b)
+			}
+		})
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/headroom-planner/headroom/internal/redact"
+	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -39,15 +41,28 @@ func Run(ctx context.Context, opt Options, progress func(done, total int, step s
 	}
 	c, err := newClient(opt)
 	if err != nil {
-		return Samples{}, fmt.Errorf("calibrate endpoint: %w", err)
+		return Samples{}, redact.Error(fmt.Errorf("calibrate endpoint: %w", err), secrets(opt)...)
 	}
 	r := &runner{opt: opt, c: c, prog: &reporter{fn: progress}, runID: rand.IntN(1_000_000), decodeExp: 0.8, prefillExp: 1}
 	s, err := r.run(ctx)
 	if err != nil {
-		return Samples{}, err
+		// Whatever a server echoed (a 401 body quoting the key, a stream
+		// error) is redacted here once more, whichever path it took.
+		return Samples{}, redact.Error(err, c.secrets...)
+	}
+	// What the server says about itself is outside input that the front
+	// ends print and save: escape control characters, cap the length.
+	for i, n := range s.Notes {
+		s.Notes[i] = textsafe.Printable(redact.String(n, c.secrets...), maxMessage)
+	}
+	for _, f := range []*string{&s.Model, &s.EngineVersion, &s.Quant} {
+		*f = textsafe.Printable(*f, maxName)
 	}
 	return s, nil
 }
+
+// maxName caps a model name or version a server reports, as saved.
+const maxName = 256
 
 // runner holds the state of one run.
 type runner struct {

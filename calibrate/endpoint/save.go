@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/headroom-planner/headroom/internal/atomicfile"
 )
 
 // RunAndSave runs a calibration and, only when it completed without error
@@ -40,40 +42,9 @@ func RunAndSave(ctx context.Context, opt Options, path string, encode func(Sampl
 
 // writeFileAtomic replaces path with data so that a reader sees either the
 // old file or the whole new one, even if the process dies midway.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("calibration file %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("calibration file %s: write: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("calibration file %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("calibration file %s: sync: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("calibration file %s: close: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("calibration file %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil { // make the rename durable; best effort
-		_ = d.Sync()
-		d.Close()
+func writeFileAtomic(path string, data []byte) error {
+	if err := atomicfile.WriteFile(path, data); err != nil {
+		return fmt.Errorf("calibration file: %w", err)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/headroom-planner/headroom/internal/textsafe"
 )
 
 // Sentinel errors of a broken stream; requests wrap them with the URL and
@@ -30,6 +32,15 @@ var (
 // bytes; a final Ollama chunk carries the context array (a few tokens per
 // prompt token), so the bound is generous.
 const maxLine = 4 << 20
+
+// maxEvent bounds the data of one SSE event (its data: lines joined). A
+// server that sends data: lines and never the blank line that ends an
+// event would otherwise grow the buffer without limit.
+const maxEvent = 8 << 20
+
+// maxMessage bounds an error message a server sends in a stream, as kept
+// and printed.
+const maxMessage = 512
 
 // chunk is one decoded message of a completion stream, whatever the API.
 type chunk struct {
@@ -89,6 +100,9 @@ func readSSE(r io.Reader, onData func(data []byte) (done bool, err error)) error
 		}
 		if field != "data" {
 			continue // event, id, retry and comments carry nothing we use
+		}
+		if len(data)+len(value)+1 > maxEvent {
+			return fmt.Errorf("%w: an event's data passed %d bytes without the blank line that ends it", ErrMalformedStream, maxEvent)
 		}
 		if hasData {
 			data = append(data, '\n')
@@ -234,7 +248,7 @@ func decodeSSEData(data []byte) (chunk, error) {
 		return c, fmt.Errorf("%w: event %q: %v", ErrMalformedStream, clip(data), err)
 	}
 	if m.Error != "" {
-		return c, &StreamError{Message: string(m.Error)}
+		return c, &StreamError{Message: textsafe.Printable(string(m.Error), maxMessage)}
 	}
 	for _, ch := range m.Choices {
 		if ch.Text != "" || ch.Delta.Content != "" || ch.Delta.ReasoningContent != "" {
@@ -339,7 +353,7 @@ func decodeOllamaLine(line []byte) (chunk, error) {
 		return c, fmt.Errorf("%w: line %q: %v", ErrMalformedStream, clip(line), err)
 	}
 	if m.Error != "" {
-		return c, &StreamError{Message: string(m.Error)}
+		return c, &StreamError{Message: textsafe.Printable(string(m.Error), maxMessage)}
 	}
 	if m.Response == nil && !m.Done {
 		return c, fmt.Errorf("%w: line %q has neither response nor done", ErrMalformedStream, clip(line))

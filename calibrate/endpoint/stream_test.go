@@ -195,3 +195,50 @@ func FuzzNDJSON(f *testing.F) {
 		checkParse(t, p, err)
 	})
 }
+
+// endless yields "data: xxxx\n" lines and never the blank line that ends an
+// event, up to limit bytes; n counts what was read.
+type endless struct{ n, limit int }
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.n >= e.limit {
+		return 0, errors.New("test reader exhausted: the parser kept reading")
+	}
+	line := "data: " + strings.Repeat("x", 1000) + "\n"
+	k := 0
+	for k+len(line) <= len(p) && e.n+k < e.limit {
+		k += copy(p[k:], line)
+	}
+	if k == 0 {
+		k = copy(p, line[:min(len(p), len(line))])
+	}
+	e.n += k
+	return k, nil
+}
+
+// TestEndlessEventIsCapped: a server that sends data: lines and never ends
+// the event is cut off once the event passes maxEvent (it drove memory to
+// 7.5 GB; issue 15 item 8).
+func TestEndlessEventIsCapped(t *testing.T) {
+	r := &endless{limit: 64 << 20}
+	err := readSSE(r, func([]byte) (bool, error) { return false, nil })
+	if !errors.Is(err, ErrMalformedStream) || !strings.Contains(err.Error(), "event") {
+		t.Errorf("err = %v, want a malformed stream naming the event size", err)
+	}
+	if r.n > maxEvent+maxLine+(64<<10) {
+		t.Errorf("read %d bytes before stopping, want at most about %d", r.n, maxEvent+maxLine)
+	}
+}
+
+// FuzzOllamaNumCtx: /api/show's parameters text is a server's; any text
+// gives a context of zero (unknown) or a positive count.
+func FuzzOllamaNumCtx(f *testing.F) {
+	f.Add("num_ctx                        4096\nstop \"<|eot|>\"")
+	f.Add("num_ctx -1\nnum_ctx 99999999999999999999999")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, params string) {
+		if n := ollamaNumCtx(params); n < 0 {
+			t.Fatalf("ollamaNumCtx(%q) = %d", params, n)
+		}
+	})
+}

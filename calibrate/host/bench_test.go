@@ -8,7 +8,7 @@ import (
 // benchRunner allocates and touches 3×64 MiB arrays with all CPUs.
 func benchRunner(b *testing.B) *runner {
 	b.Helper()
-	opt, err := Options{ArrayMiB: 64, Budget: time.Second}.normalize()
+	opt, err := Options{ArrayMiB: 64, Budget: MinBudget}.normalize()
 	if err != nil {
 		b.Fatal(err)
 	}

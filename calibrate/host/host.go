@@ -40,6 +40,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,8 +48,12 @@ import (
 
 // Limits and defaults of Options.
 const (
-	DefaultBudget   = 15 * time.Second
-	MaxBudget       = 20 * time.Second
+	DefaultBudget = 15 * time.Second
+	MaxBudget     = 20 * time.Second
+	// MinBudget is the shortest budget that measures anything: below it
+	// each step runs once on arrays still in cache, and the result is the
+	// cache's speed, not the memory's (a 1 ns budget saved a 30 ms run).
+	MinBudget       = 2 * time.Second
 	DefaultArrayMiB = 256
 	minArrayMiB     = 1
 	maxArrayMiB     = 4096
@@ -112,6 +117,28 @@ type Result struct {
 	Duration time.Duration `toml:"duration" json:"duration_ns"`
 	// Notes say what was skipped or limited (budget, GOMAXPROCS).
 	Notes []string `toml:"notes,omitempty" json:"notes,omitempty"`
+	// Steps say how many passes each timed step made and how far its
+	// median pass was from its best: the run's noise.
+	Steps []StepStat `toml:"steps,omitempty" json:"steps,omitempty"`
+}
+
+// StepStat is the repeatability of one timed step.
+type StepStat struct {
+	Name   string `toml:"name" json:"name"`
+	Passes int    `toml:"passes" json:"passes"`
+	// Spread is (median − best) / best over the passes: 0 when every pass
+	// took the same time; a busy machine makes it large.
+	Spread float64 `toml:"spread" json:"spread"`
+}
+
+// Step returns the statistics of the step called name, and whether it ran.
+func (r Result) Step(name string) (StepStat, bool) {
+	for _, s := range r.Steps {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return StepStat{}, false
 }
 
 // ErrBadOptions says an option is out of range.
@@ -124,6 +151,9 @@ func (o Options) normalize() (Options, error) {
 	}
 	if o.Budget < 0 {
 		return o, fmt.Errorf("budget %v: %w", o.Budget, ErrBadOptions)
+	}
+	if o.Budget < MinBudget {
+		return o, fmt.Errorf("budget %v is too short to measure memory (at least %v): %w", o.Budget, MinBudget, ErrBadOptions)
 	}
 	o.Budget = min(o.Budget, MaxBudget)
 	if o.Threads == 0 {
@@ -256,6 +286,7 @@ const maxReps = 100
 // when no pass completed (stopped).
 func (r *runner) best(deadline time.Time, pass func() bool) (time.Duration, bool) {
 	var bestD time.Duration
+	var all []time.Duration
 	ok := false
 	for i := 0; i < maxReps && !r.stop.Load(); i++ {
 		t0 := time.Now()
@@ -263,6 +294,7 @@ func (r *runner) best(deadline time.Time, pass func() bool) (time.Duration, bool
 			break
 		}
 		d := time.Since(t0)
+		all = append(all, d)
 		if !ok || d < bestD {
 			bestD, ok = d, true
 		}
@@ -271,7 +303,34 @@ func (r *runner) best(deadline time.Time, pass func() bool) (time.Duration, bool
 			break
 		}
 	}
+	if ok {
+		r.record(all)
+	}
 	return bestD, ok
+}
+
+// record adds the passes of the current step to Result.Steps; a step that
+// times several sizes (the GEMMs) keeps its fewest passes and largest
+// spread.
+func (r *runner) record(passes []time.Duration) {
+	st := StepStat{Name: r.step, Passes: len(passes), Spread: spread(passes)}
+	for i := range r.res.Steps {
+		if s := &r.res.Steps[i]; s.Name == st.Name {
+			s.Passes, s.Spread = min(s.Passes, st.Passes), max(s.Spread, st.Spread)
+			return
+		}
+	}
+	r.res.Steps = append(r.res.Steps, st)
+}
+
+// spread is (median − min) / min of the passes.
+func spread(passes []time.Duration) float64 {
+	s := slices.Clone(passes)
+	slices.Sort(s)
+	if len(s) == 0 || s[0] <= 0 {
+		return 0
+	}
+	return float64(s[len(s)/2]-s[0]) / float64(s[0])
 }
 
 // chunk is the work between two checks of the stop flag: 1 Mi elements

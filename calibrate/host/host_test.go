@@ -103,6 +103,13 @@ func runSanity(t *testing.T) Result {
 	if res.Duration > MaxBudget+15*time.Second {
 		t.Errorf("a 3 s budget took %v", res.Duration)
 	}
+	// Every timed step says how often it ran and how noisy it was.
+	for _, name := range []string{"memory: triad, all threads", "gemv: float32, all threads", "gemm: sgemm"} {
+		st, ok := res.Step(name)
+		if !ok || st.Passes < 1 || st.Spread < 0 {
+			t.Errorf("step %q: stats %+v (found %v)", name, st, ok)
+		}
+	}
 	return res
 }
 
@@ -160,6 +167,8 @@ func TestOptions(t *testing.T) {
 		{"defaults", Options{}, Options{Budget: DefaultBudget, ArrayMiB: DefaultArrayMiB}, false},
 		{"budget capped", Options{Budget: time.Minute, Threads: 3, ArrayMiB: 8}, Options{Budget: MaxBudget, Threads: 3, ArrayMiB: 8}, false},
 		{"negative budget", Options{Budget: -time.Second}, Options{}, true},
+		{"budget 1ns (issue 15 item 12)", Options{Budget: time.Nanosecond}, Options{}, true},
+		{"budget under MinBudget", Options{Budget: MinBudget - time.Millisecond}, Options{}, true},
 		{"negative threads", Options{Threads: -1}, Options{}, true},
 		{"huge arrays", Options{ArrayMiB: 1 << 20}, Options{}, true},
 	}

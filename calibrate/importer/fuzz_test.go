@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 	"github.com/headroom-planner/headroom/profiles/measurements"
 )
@@ -56,8 +57,16 @@ func checkImport(t *testing.T, data []byte, format Format) {
 		if res.Lines[i] < 1 || res.Lines[i] > lines {
 			t.Fatalf("row %d on line %d of %d", i, res.Lines[i], lines)
 		}
+		for _, f := range []string{m.Hardware, m.Model, m.Quant, m.Notes, m.Source, m.EngineVersion} {
+			if !textsafe.Clean(f) {
+				t.Fatalf("row %d has unprintable text %q", i, f)
+			}
+		}
 	}
 	for _, w := range res.Warnings {
+		if !textsafe.Clean(w.Msg) || len(w.Msg) > maxWarning {
+			t.Fatalf("warning %q is unprintable or too long", w.Msg)
+		}
 		if w.Line < 0 || w.Line > lines || w.File != "fuzz.txt" {
 			t.Fatalf("bad warning %+v", w)
 		}

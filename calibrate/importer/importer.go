@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/headroom-planner/headroom/internal/safefile"
+	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -132,6 +134,7 @@ func Import(r io.Reader, name string, ctx Context) (Result, error) {
 	if name == "" || name == "-" {
 		name = "stdin"
 	}
+	name = textsafe.Printable(name, 4*maxField)
 	data, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
 	if err != nil {
 		return Result{}, &ParseError{File: name, Err: fmt.Errorf("reading: %w", err)}
@@ -164,11 +167,24 @@ func Import(r io.Reader, name string, ctx Context) (Result, error) {
 	sort.SliceStable(p.drafts, func(i, j int) bool { return p.drafts[i].line < p.drafts[j].line })
 	r2 := newResolver(ctx, p)
 	for _, d := range p.drafts {
-		res.Rows = append(res.Rows, r2.finish(d))
+		res.Rows = append(res.Rows, printableRow(r2.finish(d)))
 		res.Lines = append(res.Lines, d.line)
 	}
 	res.Warnings = p.sortedWarnings()
 	return res, nil
+}
+
+// ImportFile imports the benchmark output at path, which must be a regular
+// file of at most MaxInputBytes: a FIFO, a device or a directory is
+// refused at once (internal/safefile) instead of blocking or reading
+// without end. Errors are *ParseError naming path.
+func ImportFile(path string, ctx Context) (Result, error) {
+	f, err := safefile.Open(path, MaxInputBytes)
+	if err != nil {
+		return Result{}, &ParseError{File: textsafe.Printable(path, 4*maxField), Err: err}
+	}
+	defer f.Close()
+	return Import(f, path, ctx)
 }
 
 // DetectFormat returns the first format found in data, or an error wrapping
@@ -290,6 +306,9 @@ type parse struct {
 	drafts   []draft
 	warnings []Warning
 	seen     map[string]bool
+	// lineBytes counts the bytes scanned to find the lines of JSON objects,
+	// so a test can tell a linear import from a quadratic one.
+	lineBytes int64
 }
 
 func newParse(name string, data []byte) *parse {
@@ -298,9 +317,27 @@ func newParse(name string, data []byte) *parse {
 	return &parse{name: name, data: data, lines: strings.Split(text, "\n"), seen: map[string]bool{}}
 }
 
-// warn records a warning once per distinct message.
+// Caps on text taken from a file: a field of a row, and a warning.
+const (
+	maxField   = 256
+	maxWarning = 1024
+)
+
+// printableRow makes every text field of a row printable and bounded
+// (internal/textsafe): a benchmark file is outside input, and its model
+// names and notes reach terminals, CSV files and the GUI.
+func printableRow(m planner.Measurement) planner.Measurement {
+	for _, f := range []*string{&m.Hardware, &m.Engine, &m.Backend, &m.EngineVersion, &m.Model, &m.Quant, &m.KVType, &m.Unit, &m.Source} {
+		*f = textsafe.Printable(*f, maxField)
+	}
+	m.Notes = textsafe.Printable(m.Notes, 4*maxField)
+	return m
+}
+
+// warn records a warning once per distinct message; the message is made
+// printable and bounded, since it quotes the file.
 func (p *parse) warn(line int, format string, a ...any) {
-	msg := fmt.Sprintf(format, a...)
+	msg := textsafe.Printable(fmt.Sprintf(format, a...), maxWarning)
 	if p.seen[msg] {
 		return
 	}

@@ -350,8 +350,9 @@ func (p *parse) lbMarkdownRow(line int, header []string, idx map[string]int, row
 		p.warn(line, "llama-bench test %q not understood; skipped", get("test"))
 		return
 	}
+	avg, ok := parseNumber(get("t/s"))
 	nums := numberRE.FindAllString(get("t/s"), -1)
-	if len(nums) == 0 {
+	if !ok || len(nums) == 0 {
 		p.warn(line, "llama-bench t/s %q is not a number; skipped", get("t/s"))
 		return
 	}
@@ -360,7 +361,7 @@ func (p *parse) lbMarkdownRow(line int, header []string, idx map[string]int, row
 		modelType: get("model"), backends: get("backend"), device: pre.device, devices: pre.devices,
 		nPrompt: nP, nGen: nG, nDepth: nD, typeK: get("type_k"), ngl: get("ngl"),
 	}
-	rec.avgTS, _ = strconv.ParseFloat(nums[0], 64)
+	rec.avgTS = avg
 	if len(nums) > 1 && strings.Contains(get("t/s"), "±") {
 		rec.stdTS = nums[len(nums)-1]
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Units of the measurement schema.
@@ -19,13 +20,15 @@ const (
 // "~13500 t/s", "878.31 ± 4.11", "65.65 ms").
 var numberRE = regexp.MustCompile(`[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?`)
 
-// parseNumber reads the first number in s; ok is false when there is none or
-// it is not finite.
+// parseNumber reads the first number in s; ok is false when there is none,
+// it is not finite, or words come before it: "NaN ± 1", "inf (±3)" and
+// "n/a, 5" are not numbers, though a later part of them is.
 func parseNumber(s string) (float64, bool) {
-	m := numberRE.FindString(s)
-	if m == "" {
+	loc := numberRE.FindStringIndex(s)
+	if loc == nil || strings.IndexFunc(s[:loc[0]], unicode.IsLetter) >= 0 {
 		return 0, false
 	}
+	m := s[loc[0]:loc[1]]
 	v, err := strconv.ParseFloat(m, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, false

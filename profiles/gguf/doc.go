@@ -15,7 +15,14 @@
 // array lengths) is checked against the bytes left in the file before
 // anything is allocated, so a corrupt or hostile header gives an error,
 // wrapping ErrNotGGUF or ErrTruncated where they apply, and never a panic
-// or a huge allocation.
+// or a huge allocation. A sparse file can claim terabytes, so fixed caps
+// bound the rest whatever the size: 128 MiB of kept metadata strings,
+// 2^16 keys, 2^20 tensors, 2^24 elements walked in one array of strings
+// or arrays, 63-byte tensor names (ggml's GGML_MAX_NAME), block_count up to
+// llama.cpp's LLAMA_MAX_LAYERS (512); arrays that are not kept are seeked
+// over, not read. Names from the file (general.name, tensor names) come
+// back printable (internal/textsafe) and capped, since they are printed.
+// ReadFile refuses FIFOs and devices without blocking (internal/safefile).
 //
 // The reader is hand-written rather than built on
 // github.com/gpustack/gguf-parser-go. That library parses headers

@@ -16,14 +16,24 @@ var ErrNotGGUF = errors.New("not a GGUF file (no GGUF magic)")
 // ErrTruncated says the input ends before the header or a tensor's data does.
 var ErrTruncated = errors.New("file is truncated")
 
-// Limits on what one header may make the reader hold. Every count is also
-// bounded by the bytes left in the file, so a corrupt count fails before it
-// allocates; these caps keep a large, valid-looking file from making the
-// reader hold more than a few hundred MiB.
+// Limits on what one header may make the reader hold or loop over. Every
+// count is also bounded by the bytes left in the file, so a corrupt count
+// fails before it allocates; but a sparse file can claim terabytes, so
+// these caps bound memory and time whatever the file's size. Real files
+// are far inside them: ~50 keys, a few thousand tensors, a 260k-token
+// vocabulary, chat templates of a few KiB.
 const (
-	maxString     = 64 << 20 // bytes in one metadata string (chat templates are KiB)
-	maxStoredElem = 1 << 16  // array elements kept in memory; longer arrays keep only their length
-	maxArrayDepth = 2        // arrays of arrays; deeper nesting is refused
+	maxString      = 64 << 20  // bytes in one metadata string (chat templates are KiB)
+	maxKeptBytes   = 128 << 20 // bytes of all metadata strings kept, together
+	maxKey         = 64 << 10  // bytes in one metadata key
+	maxStoredElem  = 1 << 16   // array elements kept in memory; longer arrays keep only their length
+	maxArrayDepth  = 2         // arrays of arrays; deeper nesting is refused
+	maxWalkedElems = 1 << 24   // string or array elements read one by one, per array (a vocabulary has < 1M)
+	maxKVs         = 1 << 16   // metadata pairs
+	maxTensors     = 1 << 20   // tensor infos (DeepSeek-V3 has about 1,100)
+	// maxTensorName: gguf.cpp refuses names of GGML_MAX_NAME (64) bytes or
+	// more (ggml/include/ggml.h, ggml/src/gguf.cpp gguf_init_from_file_impl).
+	maxTensorName = 63
 )
 
 // header is the parsed head of a GGUF file: metadata and tensor infos.
@@ -61,7 +71,7 @@ func readHeader(r io.ReaderAt, size int64) (*header, error) {
 	if size < 0 {
 		return nil, fmt.Errorf("negative file size %d", size)
 	}
-	d := &decoder{br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10), size: size}
+	d := &decoder{r: r, br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10), size: size}
 	h := &header{Size: size}
 	if err := d.preamble(h); err != nil {
 		return nil, err
@@ -88,9 +98,11 @@ func readHeader(r io.ReaderAt, size int64) (*header, error) {
 
 // decoder reads little-endian GGUF primitives and counts the bytes consumed.
 type decoder struct {
-	br   *bufio.Reader
+	r    io.ReaderAt
+	br   *bufio.Reader // reads r from off
 	off  int64
 	size int64
+	kept int64 // bytes of strings kept so far (maxKeptBytes)
 	buf  [8]byte
 }
 
@@ -168,6 +180,10 @@ func (d *decoder) str() (string, error) {
 	if n > maxString {
 		return "", fmt.Errorf("string of %d bytes at byte %d exceeds the %d-byte limit", n, d.off, maxString)
 	}
+	if d.kept+int64(n) > maxKeptBytes {
+		return "", fmt.Errorf("metadata strings pass %d MiB at byte %d; no model needs that much", maxKeptBytes>>20, d.off)
+	}
+	d.kept += int64(n)
 	b := make([]byte, n)
 	if _, err := io.ReadFull(d.br, b); err != nil {
 		return "", d.eof(err)
@@ -176,15 +192,22 @@ func (d *decoder) str() (string, error) {
 	return string(b), nil
 }
 
-// skip discards n bytes.
+// skip moves past n bytes: through the buffer when they are in it, else
+// by restarting the buffered reader at the new offset, so a skipped
+// gigabyte array is seeked over, not read.
 func (d *decoder) skip(n int64) error {
-	if n > d.remaining() {
+	if n < 0 || n > d.remaining() {
 		return fmt.Errorf("%w: %d bytes to skip at byte %d, %d left", ErrTruncated, n, d.off, d.remaining())
 	}
-	if _, err := d.br.Discard(int(n)); err != nil {
-		return d.eof(err)
+	if n <= int64(d.br.Buffered()) {
+		if _, err := d.br.Discard(int(n)); err != nil {
+			return d.eof(err)
+		}
+		d.off += n
+		return nil
 	}
 	d.off += n
+	d.br.Reset(io.NewSectionReader(d.r, d.off, d.size-d.off))
 	return nil
 }
 
@@ -237,6 +260,12 @@ func (d *decoder) counts() (nt, nkv uint64, err error) {
 	if err := d.need(nt, minTensorInfo, "tensor count"); err != nil {
 		return 0, 0, err
 	}
+	if nkv > maxKVs {
+		return 0, 0, fmt.Errorf("metadata count %d is more than the %d this reader accepts", nkv, maxKVs)
+	}
+	if nt > maxTensors {
+		return 0, 0, fmt.Errorf("tensor count %d is more than the %d this reader accepts", nt, maxTensors)
+	}
 	return nt, nkv, nil
 }
 
@@ -247,6 +276,9 @@ func (d *decoder) metadata(h *header, nkv uint64) error {
 		key, err := d.str()
 		if err != nil {
 			return fmt.Errorf("metadata pair %d: key: %w", i, err)
+		}
+		if len(key) > maxKey {
+			return fmt.Errorf("metadata pair %d: key of %d bytes (at most %d)", i, len(key), maxKey)
 		}
 		if _, dup := h.KV[key]; dup {
 			return fmt.Errorf("metadata key %q appears twice", key)
@@ -343,6 +375,9 @@ func (d *decoder) array(depth int) (any, error) {
 	}
 	if err := d.need(n, minSize(elem), "array length"); err != nil {
 		return nil, err
+	}
+	if (elem == typeString || elem == typeArray) && n > maxWalkedElems {
+		return nil, fmt.Errorf("array of %d %s elements at byte %d is more than the %d this reader walks", n, typeName(elem), d.off, maxWalkedElems)
 	}
 	if n > maxStoredElem || elem == typeArray {
 		return bigArray{elem, n}, d.skipArray(elem, n, depth)
@@ -459,6 +494,11 @@ func (d *decoder) tensorInfo(align int64) (tensor, error) {
 	if t.Name, err = d.str(); err != nil {
 		return t, fmt.Errorf("name: %w", err)
 	}
+	if len(t.Name) > maxTensorName {
+		name := t.Name
+		t.Name = ""
+		return t, fmt.Errorf("tensor name %.40q... is %d bytes; ggml allows at most %d", name, len(name), maxTensorName)
+	}
 	nd, err := d.u32()
 	if err != nil {
 		return t, err
@@ -523,4 +563,15 @@ func (h *header) checkExtents() error {
 		end = t.Offset + t.Bytes
 	}
 	return nil
+}
+
+// typeName names a value type for messages.
+func typeName(typ uint32) string {
+	switch typ {
+	case typeString:
+		return "string"
+	case typeArray:
+		return "array"
+	}
+	return fmt.Sprintf("type-%d", typ)
 }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/headroom-planner/headroom/internal/safefile"
+	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -22,19 +24,28 @@ func ReadFile(path string) (planner.Model, error) {
 	if paths, ok := splitPaths(path); ok {
 		return readSplit(paths)
 	}
-	f, err := os.Open(path)
+	f, size, err := openModel(path)
 	if err != nil {
 		return planner.Model{}, fmt.Errorf("read gguf: %w", err)
 	}
 	defer f.Close()
+	return Read(f, size, path)
+}
+
+// openModel opens a model file that must be a regular file: a FIFO, a
+// device or a directory is refused at once instead of blocking or reading
+// without end.
+func openModel(path string) (*os.File, int64, error) {
+	f, err := safefile.Open(path, 0)
+	if err != nil {
+		return nil, 0, err
+	}
 	st, err := f.Stat()
 	if err != nil {
-		return planner.Model{}, fmt.Errorf("read gguf: %w", err)
+		f.Close()
+		return nil, 0, err
 	}
-	if st.IsDir() {
-		return planner.Model{}, fmt.Errorf("read gguf %s: is a directory", path)
-	}
-	return Read(f, st.Size(), path)
+	return f, st.Size(), nil
 }
 
 // Read reads a GGUF header from the first size bytes of r; name (a path or
@@ -63,12 +74,18 @@ func (h *header) model(name string) (planner.Model, error) {
 		return planner.Model{}, fmt.Errorf("general.architecture is missing or not a string")
 	}
 	k := keys{kv: h.KV, prefix: arch + "."}
-	m := planner.Model{Arch: arch, Source: "GGUF header of " + filepath.Base(name)}
+	if !textsafe.Clean(arch) || len(arch) > maxArch {
+		return planner.Model{}, fmt.Errorf("general.architecture %q is not an architecture name", textsafe.Printable(arch, maxArch))
+	}
+	m := planner.Model{Arch: arch, Source: "GGUF header of " + textsafe.Printable(filepath.Base(name), maxName)}
 	m.ID, m.Name = h.modelName(name)
 	m.Layers = k.int("block_count")
 	m.Hidden = k.int("embedding_length")
 	if k.err == nil && (m.Layers == 0 || m.Hidden == 0) {
 		return m, fmt.Errorf("%sblock_count or %sembedding_length is missing: not a language model", k.prefix, k.prefix)
+	}
+	if m.Layers > maxLayers {
+		return m, fmt.Errorf("%sblock_count = %d: llama.cpp loads at most %d layers (LLAMA_MAX_LAYERS)", k.prefix, m.Layers, maxLayers)
 	}
 	m.Heads = k.int("attention.head_count")
 	m.KVHeads = k.int("attention.head_count_kv")
@@ -79,6 +96,10 @@ func (h *header) model(name string) (planner.Model, error) {
 	m.MaxContext = planner.Tokens(k.int("context_length"))
 	m.Experts = k.int("expert_count")
 	m.TopK = k.int("expert_used_count")
+	if m.Experts > maxExperts || m.TopK > max(m.Experts, 1) {
+		return m, fmt.Errorf("%sexpert_count = %d with expert_used_count = %d: want at most %d experts, and no more used than exist",
+			k.prefix, m.Experts, m.TopK, maxExperts)
+	}
 	m.FFN = k.int("feed_forward_length")
 	if m.Experts > 1 && k.has("expert_feed_forward_length") {
 		m.FFN = k.int("expert_feed_forward_length")
@@ -97,12 +118,28 @@ func (h *header) model(name string) (planner.Model, error) {
 	return m, nil
 }
 
-// modelName returns general.name, or the file's base name without .gguf.
+// Bounds on what a header may claim. maxLayers is LLAMA_MAX_LAYERS
+// (llama.cpp src/llama-hparams.h), which llama.cpp refuses to exceed;
+// maxExperts is a sanity bound well above any published model (DeepSeek-V3
+// and Kimi K2 route over 256 and 384). maxName caps a name taken from the
+// file, maxArch an architecture name.
+const (
+	maxLayers  = 512
+	maxExperts = 4096
+	maxName    = 256
+	maxArch    = 64
+)
+
+// modelName returns general.name, or the file's base name without .gguf,
+// made printable (control characters escaped, at most maxName bytes): the
+// name ends up in terminal output, warnings and exported scripts.
 func (h *header) modelName(name string) (id, display string) {
 	if n, ok := h.KV["general.name"].(string); ok && strings.TrimSpace(n) != "" {
+		n = textsafe.Printable(n, maxName)
 		return n, n
 	}
 	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	base = textsafe.Printable(base, maxName)
 	return base, base
 }
 
@@ -130,7 +167,7 @@ func (h *header) fillTensors(m *planner.Model) {
 	tied, gated := true, false
 	m.Tensors = make([]planner.Tensor, len(h.Tensors))
 	for i, t := range h.Tensors {
-		m.Tensors[i] = planner.Tensor{Name: t.Name, Type: t.Type.Name, Elements: t.Elements, Bytes: planner.Bytes(t.Bytes)}
+		m.Tensors[i] = planner.Tensor{Name: textsafe.Printable(t.Name, maxTensorName+8), Type: t.Type.Name, Elements: t.Elements, Bytes: planner.Bytes(t.Bytes)}
 		m.Params += planner.Params(t.Elements)
 		m.FileBytes += planner.Bytes(t.Bytes)
 		if strings.Contains(t.Name, "_exps") {
@@ -206,7 +243,7 @@ func (k *keys) slidingLayers(arch string, layers, window int) int {
 				n++
 			}
 		}
-		return n
+		return min(n, layers) // a longer array than the layers says nothing of the rest
 	}
 	period := swaPatterns[arch]
 	if ok {
@@ -215,13 +252,10 @@ func (k *keys) slidingLayers(arch string, layers, window int) int {
 	if period <= 0 {
 		return layers
 	}
-	n := 0
-	for il := 0; il < layers; il++ {
-		if il%period < period-1 { // llama.cpp: swa_layers[il] = il % n_pattern < n_pattern - 1
-			n++
-		}
-	}
-	return n
+	// llama.cpp: swa_layers[il] = il % n_pattern < n_pattern - 1, so each
+	// full period has period-1 sliding layers, and the partial one at the
+	// end min(rest, period-1).
+	return layers/period*(period-1) + min(layers%period, period-1)
 }
 
 // headDim is <arch>.attention.key_length_mla (MLA files store the

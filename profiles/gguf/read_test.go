@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/headroom-planner/headroom/internal/safefile"
+	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -561,8 +563,8 @@ func TestReadFileErrors(t *testing.T) {
 	if _, err := ReadFile(filepath.Join(dir, "missing.gguf")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v, want ErrNotExist", err)
 	}
-	if _, err := ReadFile(dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
-		t.Errorf("directory: %v, want 'is a directory'", err)
+	if _, err := ReadFile(dir); !errors.Is(err, safefile.ErrNotRegular) || !strings.Contains(err.Error(), "directory") {
+		t.Errorf("directory: %v, want 'not a regular file (a directory)'", err)
 	}
 	good := filepath.Join(dir, "tiny-model.gguf")
 	f, err := os.Create(good)
@@ -625,6 +627,9 @@ func FuzzRead(f *testing.F) {
 		}
 		if m.ActiveParams > m.Params || m.Params < 0 {
 			t.Fatalf("active params %d exceed params %d", m.ActiveParams, m.Params)
+		}
+		if !textsafe.Clean(m.ID) || !textsafe.Clean(m.Name) || len(m.Name) > maxName || m.Layers > maxLayers || m.SlidingLayers > m.Layers {
+			t.Fatalf("model %q (%d layers, %d sliding) is unprintable or out of bounds", m.Name, m.Layers, m.SlidingLayers)
 		}
 	})
 }

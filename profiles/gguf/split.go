@@ -2,7 +2,6 @@ package gguf
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -72,17 +71,10 @@ func readSplit(paths []string) (planner.Model, error) {
 
 // readHeaderFile opens path and reads its header.
 func readHeaderFile(path string) (*header, error) {
-	f, err := os.Open(path)
+	f, size, err := openModel(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("is a directory")
-	}
-	return readHeader(f, st.Size())
+	return readHeader(f, size)
 }

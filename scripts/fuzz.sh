@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Runs every fuzz target in the repository, one at a time, for FUZZTIME
+# each, and exits 1 if any found a failure (the failing input is written
+# by go test under the package's testdata/fuzz/FuzzXxx/; commit it with the
+# fix so it stays a regression test).
+#
+#   scripts/fuzz.sh                     # 10s per target (CI)
+#   FUZZTIME=5m scripts/fuzz.sh         # the long run, before a release
+#   FUZZPKGS="./profiles/gguf ./calibrate/..." scripts/fuzz.sh
+#   FUZZMATCH='^FuzzRead$' scripts/fuzz.sh   # only the targets matching
+#   KEEP_CORPUS=1 scripts/fuzz.sh       # also copy the inputs the fuzzer
+#                                       # found interesting into testdata/fuzz
+#
+# Targets are discovered with `go test -list '^Fuzz'` per package, so a new
+# target is fuzzed without editing this script. Environment: FUZZTIME (go
+# test -fuzztime, default 10s), FUZZPKGS (package patterns, default ./...),
+# FUZZTIMEOUT (go test -timeout per target, default 30m), FUZZPARALLEL
+# (go test -parallel, default 1: CI machines are shared), FUZZMINIMIZE
+# (go test -fuzzminimizetime, default 5s: go's default of 60s lets the
+# minimizing of one new input eat a short run whole, with no executions
+# counted).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+FUZZTIME=${FUZZTIME:-10s}
+FUZZPKGS=${FUZZPKGS:-./...}
+FUZZTIMEOUT=${FUZZTIMEOUT:-30m}
+FUZZPARALLEL=${FUZZPARALLEL:-1}
+FUZZMINIMIZE=${FUZZMINIMIZE:-5s}
+FUZZMATCH=${FUZZMATCH:-^Fuzz}
+export CGO_ENABLED=${CGO_ENABLED:-0}
+export GHW_DISABLE_WARNINGS=1
+
+# shellcheck disable=SC2086 # FUZZPKGS is a list of patterns
+pkgs=$(go list -tags ci $FUZZPKGS) || { echo "fuzz: go list failed" >&2; exit 2; }
+cache=$(go env GOCACHE)/fuzz
+failed=()
+ran=0
+t0=$(date +%s)
+for pkg in $pkgs; do
+	dir=$(go list -tags ci -f '{{.Dir}}' "$pkg")
+	# Only packages with test files can hold fuzz targets.
+	if [ -z "$(go list -tags ci -f '{{.TestGoFiles}}{{.XTestGoFiles}}' "$pkg" | tr -d '[]')" ]; then
+		continue
+	fi
+	if ! targets=$(go test -tags ci -list "$FUZZMATCH" "$pkg" 2>&1); then
+		printf '%s\n' "$targets" >&2
+		failed+=("$pkg (does not build)")
+		continue
+	fi
+	for t in $(printf '%s\n' "$targets" | grep '^Fuzz' || true); do
+		ran=$((ran + 1))
+		printf '== fuzz %s %s for %s (%ds)\n' "$pkg" "$t" "$FUZZTIME" "$(($(date +%s) - t0))"
+		if ! go test -tags ci -run '^$' -fuzz "^${t}\$" -fuzztime "$FUZZTIME" \
+			-fuzzminimizetime "$FUZZMINIMIZE" -parallel "$FUZZPARALLEL" -timeout "$FUZZTIMEOUT" "$pkg"; then
+			failed+=("$pkg $t")
+			printf '== FAILED: %s %s (input saved under %s/testdata/fuzz/%s)\n' "$pkg" "$t" "$dir" "$t" >&2
+		fi
+		if [ "${KEEP_CORPUS:-}" = 1 ] && [ -d "$cache/$pkg/$t" ]; then
+			mkdir -p "$dir/testdata/fuzz/$t"
+			cp -n "$cache/$pkg/$t"/* "$dir/testdata/fuzz/$t/" 2>/dev/null || true
+		fi
+	done
+done
+
+printf '\n== %d fuzz targets, %s each, %ds\n' "$ran" "$FUZZTIME" "$(($(date +%s) - t0))"
+if [ "$ran" -eq 0 ]; then
+	echo "fuzz: no fuzz targets found in $FUZZPKGS" >&2
+	exit 2
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+	printf '== FAILED: %s\n' "${failed[@]}" >&2
+	exit 1
+fi
+echo "== all fuzz targets passed"
