@@ -19,14 +19,24 @@ const GenericCPU = "generic-cpu"
 // HostCalibration is a host benchmark and the profiles saved from it.
 type HostCalibration struct {
 	Result   host.Result
-	Hardware string   // the CPU id the profiles are for
-	Saved    []string // files written
+	Hardware string // the CPU id the profiles are for
+	Saved    []string
+	// Comparisons say, per profile, what changed from the one saved
+	// before, what looks wrong with the new measurement, and whether it
+	// was saved (a noisy run does not replace a clean one unless forced).
+	Comparisons []calibrate.Comparison
 }
 
-// CalibrateHost runs the CPU microbenchmarks, saves the llama.cpp and
-// Ollama CPU profiles for the probed CPU (Options.Root) and applies them.
-// progress may be nil. A cancelled ctx saves nothing.
-func (a *App) CalibrateHost(ctx context.Context, opt host.Options, progress func(step string, frac float64)) (HostCalibration, error) {
+// CalibrateHost runs the CPU microbenchmarks, then saves the llama.cpp and
+// Ollama CPU profiles for the probed CPU (Options.Root) and applies them:
+// a run whose figures no CPU can have is refused, and one that looks
+// noisy (short, spread between passes, far below the datasheet) does not
+// replace a clean profile unless force is set. progress may be nil. A
+// cancelled ctx saves nothing.
+func (a *App) CalibrateHost(ctx context.Context, opt host.Options, force bool, progress func(step string, frac float64)) (HostCalibration, error) {
+	if opt.Budget != 0 && opt.Budget < host.MinBudget {
+		return HostCalibration{}, Usagef("calibrate host: budget %v is too short to measure anything: use at least %v", opt.Budget, host.MinBudget)
+	}
 	res, err := host.Run(ctx, opt, progress)
 	if err != nil {
 		if errors.Is(err, host.ErrBadOptions) {
@@ -34,33 +44,41 @@ func (a *App) CalibrateHost(ctx context.Context, opt host.Options, progress func
 		}
 		return HostCalibration{}, fmt.Errorf("calibrate host: %w", err)
 	}
-	hc := HostCalibration{Result: res, Hardware: a.hostCPU(ctx)}
+	cpu := a.hostCPU(ctx)
+	hc := HostCalibration{Result: res, Hardware: cpu.ID}
 	dir := a.CalibrationDir()
 	if dir == "" {
 		return hc, errors.New("calibrate host: measured, but there is no calibration directory to save to (pass --calibrations DIR)")
 	}
 	now := a.opt.Now().UTC()
 	terms := calibrate.HostTerms(res)
+	var errs []error
 	for _, e := range []planner.EngineID{planner.LlamaCpp, planner.Ollama} {
 		r := res
-		p := calibrate.Profile{Hardware: hc.Hardware, Engine: string(e), Backend: string(planner.CPU),
-			Key: planner.CalibrationKey(hc.Hardware, e, planner.CPU), Created: now, Source: "calibrate host", Terms: terms, Host: &r}
-		path, err := calibrate.Save(dir, p)
+		p := calibrate.Profile{Hardware: cpu.ID, Engine: string(e), Backend: string(planner.CPU),
+			Key: planner.CalibrationKey(cpu.ID, e, planner.CPU), Created: now, Source: "calibrate host", Terms: terms, Host: &r}
+		path, cmp, err := calibrate.SaveChecked(dir, p, calibrate.SaveOptions{Hardware: cpu, Force: force})
+		hc.Comparisons = append(hc.Comparisons, cmp)
 		if err != nil {
-			return hc, fmt.Errorf("calibrate host: measured, but saving the profile failed: %w", err)
+			errs = append(errs, err)
+			continue
 		}
 		hc.Saved = append(hc.Saved, path)
 	}
 	a.ReloadCalibrations()
+	if len(errs) > 0 {
+		return hc, fmt.Errorf("calibrate host: measured, but %w", errors.Join(errs...))
+	}
 	return hc, nil
 }
 
-// hostCPU is the catalog id of the probed machine's CPU, or GenericCPU.
-func (a *App) hostCPU(ctx context.Context) string {
+// hostCPU is the probed machine's CPU catalog entry, or a generic CPU
+// (GenericCPU) when the machine plans for a GPU or has no catalog CPU.
+func (a *App) hostCPU(ctx context.Context) planner.Hardware {
 	if m, err := a.ProbedMachine(ctx); err == nil && m.Hardware.Kind == planner.KindCPU {
-		return m.Hardware.ID
+		return m.Hardware
 	}
-	return GenericCPU
+	return planner.Hardware{ID: GenericCPU, Name: "this machine's CPU", Kind: planner.KindCPU}
 }
 
 // ErrUnknownServedModel is returned when an endpoint's model is not one
@@ -108,18 +126,21 @@ func (a *App) EndpointProfile(ctx context.Context, mach Machine, served string, 
 		Source: "calibrate endpoint " + s.URL, Terms: terms, Fit: fit}, nil
 }
 
-// SaveCalibration saves a profile in CalibrationDir and applies it.
-func (a *App) SaveCalibration(p calibrate.Profile) (string, error) {
+// SaveCalibration saves a profile for machine mach in CalibrationDir and
+// applies it: a profile whose terms are impossible on the device is
+// refused, and a flagged one does not replace a clean one unless force.
+// The Comparison says what changed and why it was or was not saved.
+func (a *App) SaveCalibration(p calibrate.Profile, mach Machine, force bool) (string, calibrate.Comparison, error) {
 	dir := a.CalibrationDir()
 	if dir == "" {
-		return "", errors.New("no calibration directory to save to (pass --calibrations DIR)")
+		return "", calibrate.Comparison{}, errors.New("no calibration directory to save to (pass --calibrations DIR)")
 	}
-	path, err := calibrate.Save(dir, p)
+	path, cmp, err := calibrate.SaveChecked(dir, p, calibrate.SaveOptions{Hardware: mach.Hardware, Force: force})
 	if err != nil {
-		return "", err
+		return "", cmp, err
 	}
 	a.ReloadCalibrations()
-	return path, nil
+	return path, cmp, nil
 }
 
 // Calibrations lists the saved calibration profiles and the problems of

@@ -3,11 +3,11 @@ package app
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/headroom-planner/headroom/internal/safefile"
 	"github.com/headroom-planner/headroom/planner"
 	"github.com/headroom-planner/headroom/profiles/measurements"
 )
@@ -22,6 +22,10 @@ type Measurements struct {
 	Skipped []error
 }
 
+// maxMeasurementsBytes caps a measurement CSV (the published collection is
+// 0.5 MB; a million rows is under 256 MB).
+const maxMeasurementsBytes = 256 << 20
+
 // LoadMeasurements reads a CSV in the measurement schema, or the embedded
 // published measurements when path is "".
 func LoadMeasurements(path string) (Measurements, error) {
@@ -29,7 +33,7 @@ func LoadMeasurements(path string) (Measurements, error) {
 		rows, bad, err := measurements.LoadPublished()
 		return Measurements{Rows: rows, Name: "published measurements.csv", Skipped: bad}, err
 	}
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, maxMeasurementsBytes)
 	if err != nil {
 		return Measurements{}, Usage(err)
 	}

@@ -275,7 +275,7 @@ func (s *appService) Compare(in CompareInput) ([]CompareRow, error) {
 // (which saves and applies the profiles) and sets what they measured
 // beside the catalog's figures for this machine's CPU.
 func (s *appService) CalibrateHost(ctx context.Context, progress Progress) (CalibrationView, error) {
-	hc, err := s.a.CalibrateHost(ctx, host.Options{}, func(step string, frac float64) { progress(frac, step) })
+	hc, err := s.a.CalibrateHost(ctx, host.Options{}, false, func(step string, frac float64) { progress(frac, step) })
 	res := hc.Result
 	if res.Duration == 0 {
 		return CalibrationView{}, err
@@ -307,8 +307,8 @@ func (s *appService) CalibrateHost(ctx context.Context, progress Progress) (Cali
 		v.Notes = append(v.Notes, "this machine plans for a GPU: the CPU figures matter only for offloaded layers")
 	}
 	v.MdAPE = mdape(v.Points)
-	for _, p := range hc.Saved {
-		v.Notes = append(v.Notes, "saved "+p)
+	for _, c := range hc.Comparisons {
+		v.Notes = append(v.Notes, strings.TrimSpace(c.String()))
 	}
 	return v, err
 }
@@ -361,8 +361,10 @@ func (s *appService) CalibrateEndpoint(ctx context.Context, url string, progress
 		v.Notes = append(v.Notes, "not saved as a calibration profile: "+err.Error())
 		return v, nil
 	}
-	if path, err := s.a.SaveCalibration(p); err != nil {
-		v.Notes = append(v.Notes, "saving the calibration failed: "+err.Error())
+	path, cmp, err := s.a.SaveCalibration(p, this, false)
+	v.Notes = append(v.Notes, strings.TrimSpace(cmp.String()))
+	if err != nil {
+		v.Notes = append(v.Notes, "not saved: "+err.Error())
 	} else {
 		v.Notes = append(v.Notes, "saved "+path)
 	}

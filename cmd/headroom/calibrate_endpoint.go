@@ -31,7 +31,7 @@ type calibrateEndpointFlags struct {
 	jsonOut                            bool
 	out                                string
 	hardware, serves                   string
-	noSave                             bool
+	noSave, force                      bool
 }
 
 func newCalibrateEndpointCmd(g *globalOptions) *cobra.Command {
@@ -86,6 +86,7 @@ is never printed or saved.`,
 	fl.StringVar(&f.hardware, "hardware", "", "the server's device, catalog id (default: this machine, probed)")
 	fl.StringVar(&f.serves, "serves", "", "the model the server runs as Headroom knows it: catalog id, .gguf or config.json (default: --model or the served name)")
 	fl.BoolVar(&f.noSave, "no-save", false, "measure only; do not fit and save a calibration profile")
+	fl.BoolVar(&f.force, "force", false, "save the profile even when it looks noisier than the one it replaces")
 	fl.StringVar(&f.out, "out", "", "save the samples as JSON to this file (atomically, only after a complete run)")
 	_ = cmd.MarkFlagRequired("url")
 	return cmd
@@ -213,7 +214,8 @@ func saveEndpointCalibration(cmd *cobra.Command, g *globalOptions, f calibrateEn
 	if err != nil {
 		return err
 	}
-	path, err := a.SaveCalibration(p)
+	path, cmp, err := a.SaveCalibration(p, mach, f.force)
+	fmt.Fprint(stderr, cmp.String())
 	if err != nil {
 		return err
 	}

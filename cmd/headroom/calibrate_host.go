@@ -20,7 +20,7 @@ import (
 func newCalibrateHostCmd(g *globalOptions) *cobra.Command {
 	_ = g // no global option applies; kept for the commands' common signature
 	var opt host.Options
-	var jsonOut bool
+	var jsonOut, force bool
 	cmd := &cobra.Command{
 		Use:   "host [--budget 15s] [--threads N] [--array-mib 256] [--json]",
 		Short: "Measure this machine's CPU: memory bandwidth, matrix-vector and matrix-multiply speed",
@@ -42,10 +42,10 @@ the run at once (exit code 130).`,
   headroom calibrate host --budget 8s --json > host.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opt.Budget <= 0 || opt.Budget > host.MaxBudget {
-				return withCode(exitUsage, fmt.Errorf("--budget %v: want more than 0 and at most %v", opt.Budget, host.MaxBudget))
+			if opt.Budget < host.MinBudget || opt.Budget > host.MaxBudget {
+				return withCode(exitUsage, fmt.Errorf("--budget %v: want %v to %v (a shorter run measures the cache, not the memory)", opt.Budget, host.MinBudget, host.MaxBudget))
 			}
-			return runCalibrateHost(cmd, g, opt, jsonOut)
+			return runCalibrateHost(cmd, g, opt, jsonOut, force)
 		},
 	}
 	fl := cmd.Flags()
@@ -53,12 +53,13 @@ the run at once (exit code 130).`,
 	fl.IntVar(&opt.Threads, "threads", 0, "threads of the memory kernels (default: all CPUs)")
 	fl.IntVar(&opt.ArrayMiB, "array-mib", host.DefaultArrayMiB, "size of each of the three memory arrays in MiB")
 	fl.BoolVar(&jsonOut, "json", false, "print the result as JSON")
+	fl.BoolVar(&force, "force", false, "save the profile even when it looks noisier than the one it replaces")
 	return cmd
 }
 
 // runCalibrateHost runs the benchmarks with a progress bar on stderr and
 // stops cleanly on Ctrl-C.
-func runCalibrateHost(cmd *cobra.Command, g *globalOptions, opt host.Options, jsonOut bool) error {
+func runCalibrateHost(cmd *cobra.Command, g *globalOptions, opt host.Options, jsonOut, force bool) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C kills at once
@@ -68,7 +69,7 @@ func runCalibrateHost(cmd *cobra.Command, g *globalOptions, opt host.Options, js
 		return err
 	}
 	prog := newHostProgress(cmd.ErrOrStderr())
-	hc, err := a.CalibrateHost(ctx, opt, prog.update)
+	hc, err := a.CalibrateHost(ctx, opt, force, prog.update)
 	prog.done()
 	switch {
 	case err == nil:
@@ -87,13 +88,13 @@ func runCalibrateHost(cmd *cobra.Command, g *globalOptions, opt host.Options, js
 	} else {
 		fmt.Fprint(out, hc.Result.String())
 	}
-	if err != nil {
-		return err
+	for _, c := range hc.Comparisons {
+		fmt.Fprint(cmd.ErrOrStderr(), c.String())
 	}
 	for _, p := range hc.Saved {
 		fmt.Fprintf(cmd.ErrOrStderr(), "saved %s (for %s)\n", p, hc.Hardware)
 	}
-	return nil
+	return err
 }
 
 // hostProgress shows the run: a bar on a terminal, one line per step

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -153,17 +152,15 @@ func (f calibrateImportFlags) context(c *planner.Catalog) (importer.Context, err
 // runCalibrateImport imports one file ("-" reads stdin), prints the rows
 // and warnings, and writes --csv.
 func runCalibrateImport(cmd *cobra.Command, path string, ctx importer.Context, f calibrateImportFlags) error {
-	var in io.Reader = cmd.InOrStdin()
+	var res importer.Result
+	var err error
 	name := "stdin"
-	if path != "-" {
-		file, err := os.Open(path)
-		if err != nil {
-			return withCode(exitUsage, fmt.Errorf("calibrate import: %w", err))
-		}
-		defer file.Close()
-		in, name = file, path
+	if path == "-" {
+		res, err = importer.Import(cmd.InOrStdin(), name, ctx)
+	} else {
+		name = path
+		res, err = importer.ImportFile(path, ctx)
 	}
-	res, err := importer.Import(in, name, ctx)
 	stderr := cmd.ErrOrStderr()
 	if !f.jsonOut {
 		for _, w := range res.Warnings {

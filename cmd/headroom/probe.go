@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/headroom-planner/headroom/app"
+	"github.com/headroom-planner/headroom/internal/atomicfile"
 	"github.com/headroom-planner/headroom/planner"
 	"github.com/headroom-planner/headroom/probe"
 )
@@ -276,29 +275,14 @@ func runSnapshot(ctx context.Context, o probeOptions, file string, stderr io.Wri
 	if err := o.check(); err != nil {
 		return err
 	}
-	dir := filepath.Dir(file)
-	tmp, err := os.CreateTemp(dir, ".headroom-snapshot-*")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return fmt.Errorf("snapshot %s: cannot create a file in %s: %w", file, dir, err)
-	}
-	defer os.Remove(tmp.Name())
 	a, err := o.open(&globalOptions{})
 	if err != nil {
-		tmp.Close()
 		return err
 	}
-	if err := a.Snapshot(ctx, tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("snapshot %s: %w", file, err)
+	if dir := filepath.Dir(file); !isDir(dir) {
+		return app.Usagef("snapshot %s: directory %s does not exist", file, dir)
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("snapshot %s: %w", file, err)
-	}
-	if err := os.Rename(tmp.Name(), file); err != nil {
+	if err := atomicfile.Write(file, func(w io.Writer) error { return a.Snapshot(ctx, w) }); err != nil {
 		return fmt.Errorf("snapshot %s: %w", file, err)
 	}
 	st, err := os.Stat(file)
@@ -308,4 +292,10 @@ func runSnapshot(ctx context.Context, o probeOptions, file string, stderr io.Wri
 	fmt.Fprintf(stderr, "headroom: wrote %s (%s): the files the probe read, no serial numbers; attach it to a bug report\n",
 		file, planner.Bytes(st.Size()))
 	return nil
+}
+
+// isDir reports whether path is an existing directory.
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }

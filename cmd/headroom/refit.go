@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/headroom-planner/headroom/app"
+	"github.com/headroom-planner/headroom/internal/atomicfile"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -86,41 +88,22 @@ func loadMeasurements(cmd *cobra.Command, path string) (app.Measurements, error)
 	return ms, nil
 }
 
-// writeFile writes data to path through a temporary file in the same
-// directory and a rename, so readers never see a partial file. The
-// directory must exist (a typo in a path must not create directories,
-// least of all as root); an existing file keeps its permissions, a new one
-// gets mode. The temporary file is removed on failure.
+// writeFile writes data to path atomically (internal/atomicfile: a temp
+// file in the same directory, fsync, rename; an existing file keeps its
+// mode). The directory must exist: a typo in a path must not create
+// directories, least of all as root. A new file gets mode.
 func writeFile(path string, data []byte, mode os.FileMode) error {
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return app.Usagef("writing %s: directory %s does not exist", path, dir)
 	}
-	if st, err := os.Stat(path); err == nil {
-		if !st.Mode().IsRegular() {
-			return app.Usagef("writing %s: not a regular file", path)
-		}
-		mode = st.Mode().Perm()
+	_, err := os.Stat(path)
+	isNew := errors.Is(err, os.ErrNotExist)
+	if err := atomicfile.WriteFile(path, data); err != nil {
+		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".headroom-*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	if isNew && mode != 0o644 {
+		return os.Chmod(path, mode)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }
