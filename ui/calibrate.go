@@ -30,7 +30,7 @@ type CalibrateScreen struct {
 	do  func(func()) // runs on the UI thread
 
 	target   *widget.RadioGroup
-	url      *widget.Entry
+	url      *entry
 	run      *widget.Button
 	cancel   *widget.Button
 	progress *widget.ProgressBar
@@ -55,7 +55,7 @@ type CalibrateScreen struct {
 // NewCalibrateScreen builds the screen.
 func NewCalibrateScreen(svc Service, opts Options) *CalibrateScreen {
 	s := &CalibrateScreen{svc: svc, job: opts.job(false), now: opts.now(), do: opts.do}
-	s.url = widget.NewEntry()
+	s.url = newEntry()
 	s.url.SetPlaceHolder("http://127.0.0.1:8000")
 	s.url.Disable()
 	s.target = widget.NewRadioGroup([]string{targetHost, targetEndpoint}, func(v string) {

@@ -31,8 +31,8 @@ type CanRunScreen struct {
 	engine   *selectChoice
 	quant    *selectChoice
 	kv       *selectChoice
-	context  *widget.Entry
-	users    *widget.Entry
+	context  *entry
+	users    *entry
 
 	card     *canvas.Rectangle
 	verdict  *widget.Label
@@ -52,6 +52,9 @@ type CanRunScreen struct {
 	// onModelChanged is called when the user picks a model, so the other
 	// screens can follow.
 	onModelChanged func(planner.Model)
+	// onInput is called after any input changes (the window saves its
+	// state).
+	onInput func()
 	// onOpenFile asks the window for a model file; the window answers
 	// through OpenModelFile.
 	onOpenFile func()
@@ -85,10 +88,10 @@ func NewCanRunScreen(svc Service, opts Options) *CanRunScreen {
 	s.quant = newSelectChoice(true, ids, labels, now)
 	ids, labels = kvChoices(c)
 	s.kv = newSelectChoice(true, ids, labels, now)
-	s.context = widget.NewEntry()
+	s.context = newEntry()
 	s.context.SetPlaceHolder("auto: the largest that fits")
 	s.context.OnChanged = func(string) { s.update(true) }
-	s.users = widget.NewEntry()
+	s.users = newEntry()
 	s.users.SetText("1")
 	s.users.OnChanged = func(string) { s.update(true) }
 	s.build()
@@ -145,6 +148,7 @@ func (s *CanRunScreen) build() {
 	)
 	s.empty, _ = emptyState("Choose a model on the left to see whether it fits.")
 	s.results.Hide()
+	s.errLine.hideOnError(s.results)
 	right := container.NewBorder(s.errLine, nil, nil, nil, container.NewStack(s.empty, container.NewVScroll(s.results)))
 	split := container.NewHSplit(container.NewVScroll(container.NewPadded(left)), container.NewPadded(right))
 	split.SetOffset(0.36)
@@ -196,6 +200,9 @@ func (s *CanRunScreen) input() (ScenarioInput, error) {
 // update recomputes the verdict: after the debounce delay when typed,
 // at once when chosen.
 func (s *CanRunScreen) update(typed bool) {
+	if s.onInput != nil {
+		s.onInput()
+	}
 	if s.picker.model.Layers == 0 {
 		s.results.Hide()
 		s.empty.Show()

@@ -39,15 +39,15 @@ type CompareScreen struct {
 	picker *modelPicker
 	engine *selectChoice
 	quant  *selectChoice
-	users  *widget.Entry
-	prompt *widget.Entry
-	gen    *widget.Entry
+	users  *entry
+	prompt *entry
+	gen    *entry
 
 	hwIDs     []string // "" = this machine, then the catalog
 	hwNames   []string
 	hwShown   []int
 	checked   map[string]bool
-	hwSearch  *widget.Entry
+	hwSearch  *entry
 	hwList    *widget.List
 	hwCount   *widget.Label
 	metric    *choiceSelect
@@ -61,6 +61,9 @@ type CompareScreen struct {
 
 	// onModelChanged is called when the user picks a model here.
 	onModelChanged func(planner.Model)
+	// onInput is called after any input changes (the window saves its
+	// state).
+	onInput func()
 	// onOpenFile asks the window for a model file.
 	onOpenFile func()
 
@@ -101,7 +104,7 @@ func NewCompareScreen(svc Service, opts Options) *CompareScreen {
 }
 
 func (s *CompareScreen) build() {
-	s.hwSearch = widget.NewEntry()
+	s.hwSearch = newEntry()
 	s.hwSearch.SetPlaceHolder(fmt.Sprintf("Search %d devices…", len(s.hwIDs)-1))
 	s.hwSearch.OnChanged = s.filterHardware
 	s.hwList = widget.NewList(
@@ -141,7 +144,12 @@ func (s *CompareScreen) build() {
 	for i, m := range compareMetrics {
 		names[i] = m.label
 	}
-	s.metric = newChoiceSelect(names, func(string) { s.drawChart() })
+	s.metric = newChoiceSelect(names, func(string) {
+		s.drawChart()
+		if s.onInput != nil {
+			s.onInput()
+		}
+	})
 	s.metric.SetSelectedIndex(0)
 	s.chart = newChartView("Nothing to chart yet.", fyne.NewSize(400, 240))
 	s.errLine = newErrorLabel()
@@ -154,6 +162,7 @@ func (s *CompareScreen) build() {
 	)
 	s.empty, _ = emptyState("Choose a model and tick two or more devices to compare them.")
 	s.results.Hide()
+	s.errLine.hideOnError(s.results)
 	right := container.NewBorder(s.errLine, nil, nil, nil, container.NewStack(s.empty, s.results))
 	split := container.NewHSplit(container.NewVScroll(container.NewPadded(left)), container.NewPadded(right))
 	split.SetOffset(0.26)
@@ -270,6 +279,9 @@ func (s *CompareScreen) readInput() (CompareInput, error) {
 // update recompares: after the debounce delay when typed, at once when
 // chosen.
 func (s *CompareScreen) update(typed bool) {
+	if s.onInput != nil {
+		s.onInput()
+	}
 	if s.picker.model.Layers == 0 || len(s.checked) == 0 {
 		s.results.Hide()
 		s.empty.Show()

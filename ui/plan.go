@@ -33,12 +33,12 @@ type PlanScreen struct {
 	devices  *selectChoice
 	engine   *selectChoice
 	quant    *selectChoice
-	prompt   *widget.Entry
-	gen      *widget.Entry
-	users    *widget.Entry
-	rate     *widget.Entry
-	maxTTFT  *widget.Entry
-	maxTPOT  *widget.Entry
+	prompt   *entry
+	gen      *entry
+	users    *entry
+	rate     *entry
+	maxTTFT  *entry
+	maxTPOT  *entry
 
 	summary    *widget.Label
 	table      *dataTable
@@ -52,6 +52,9 @@ type PlanScreen struct {
 
 	// onModelChanged is called when the user picks a model here.
 	onModelChanged func(planner.Model)
+	// onInput is called after any input changes (the window saves its
+	// state).
+	onInput func()
 	// onOpenFile asks the window for a model file.
 	onOpenFile func()
 	// onExport is called with the chosen row by the Export button.
@@ -107,8 +110,8 @@ func NewPlanScreen(svc Service, opts Options) *PlanScreen {
 }
 
 // numberEntry is an entry with a starting value and a placeholder.
-func numberEntry(value, placeholder string, changed func(string)) *widget.Entry {
-	e := widget.NewEntry()
+func numberEntry(value, placeholder string, changed func(string)) *entry {
+	e := newEntry()
 	e.SetText(value)
 	e.SetPlaceHolder(placeholder)
 	e.OnChanged = changed
@@ -165,6 +168,7 @@ func (s *PlanScreen) build() {
 	s.results = container.NewBorder(s.summary, nil, nil, nil, tableSplit)
 	s.empty, _ = emptyState("Choose a model on the left to plan for it.")
 	s.results.Hide()
+	s.errLine.hideOnError(s.results)
 	right := container.NewBorder(s.errLine, nil, nil, nil, container.NewStack(s.empty, s.results))
 	split := container.NewHSplit(container.NewVScroll(container.NewPadded(left)), container.NewPadded(right))
 	split.SetOffset(0.26)
@@ -234,6 +238,9 @@ func (s *PlanScreen) readInput() (PlanInput, error) {
 
 // update replans: after the debounce delay when typed, at once when chosen.
 func (s *PlanScreen) update(typed bool) {
+	if s.onInput != nil {
+		s.onInput()
+	}
 	if s.picker.model.Layers == 0 {
 		s.results.Hide()
 		s.empty.Show()
