@@ -74,7 +74,7 @@ func NewCalibrateScreen(svc Service, opts Options) *CalibrateScreen {
 	s.progress = widget.NewProgressBar()
 	s.step = caption("Not running.")
 	s.errLine = newErrorLabel()
-	s.params = newDataTable([]string{"Parameter", "Value", "Note"}, []float32{200, 120, 360}, 1)
+	s.params = newDataTable([]string{"Parameter", "Value", "Note"}, 1)
 	s.summary = widget.NewLabel("")
 	s.summary.TextStyle.Bold = true
 	s.notes = caption("")
@@ -90,7 +90,7 @@ func NewCalibrateScreen(svc Service, opts Options) *CalibrateScreen {
 		s.errLine,
 	)
 	s.results = container.NewBorder(s.summary, s.notes, nil, nil,
-		container.NewGridWithColumns(2, sized(s.params.table, fyne.NewSize(300, 200)), s.chart))
+		container.NewGridWithColumns(2, sized(s.params.content, fyne.NewSize(300, 200)), s.chart))
 	s.empty, _ = emptyState("No calibration run yet. Choose what to measure and press Run calibration.")
 	s.results.Hide()
 	split := container.NewHSplit(container.NewVScroll(container.NewPadded(left)),

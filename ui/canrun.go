@@ -298,14 +298,17 @@ func verdictTitle(v planner.Verdict) string {
 	return string(v)
 }
 
-// verdictLook is the headline's importance and the card's tint.
+// verdictLook is the headline's importance and the card's tint, one per
+// state (as verdictImportance colours the tables).
 func verdictLook(v planner.Verdict) (widget.Importance, color.Color) {
 	tint := func(c color.NRGBA) color.Color { c.A = 0x26; return c }
 	switch v {
 	case planner.Fits:
 		return widget.SuccessImportance, tint(palette.good)
-	case planner.FitsWithOffload, planner.FitsWithLimits:
+	case planner.FitsWithLimits:
 		return widget.WarningImportance, tint(palette.warn)
+	case planner.FitsWithOffload:
+		return widget.HighImportance, tint(palette.offload)
 	}
 	return widget.DangerImportance, tint(palette.bad)
 }

@@ -94,6 +94,11 @@ func formRow(label string, input fyne.CanvasObject) []fyne.CanvasObject {
 	return []fyne.CanvasObject{l, input}
 }
 
+// withUnit puts a unit after an input: "[ 2000 ] ms".
+func withUnit(input fyne.CanvasObject, unit string) fyne.CanvasObject {
+	return container.NewBorder(nil, nil, nil, widget.NewLabel(unit), input)
+}
+
 // form lays rows of formRow out in two columns.
 func form(rows ...[]fyne.CanvasObject) *fyne.Container {
 	var objs []fyne.CanvasObject

@@ -23,9 +23,9 @@ func TestErrorHidesStaleResult(t *testing.T) {
 		t.Fatal("no result after choosing a model")
 	}
 	cases := []struct {
-		name  string
+		name   string
 		break_ func()
-		fix   func()
+		fix    func()
 	}{
 		{"invalid users", func() { setText(s.users, "many") }, func() { setText(s.users, "2") }},
 		{"model file fails to open", func() { s.OpenModelFile("/tmp/missing.gguf") }, func() { s.users.SetText("3") }},
