@@ -105,8 +105,8 @@ func (s *CanRunScreen) build() {
 		formRow("Engine", s.engine.sel),
 		formRow("Weights", s.quant.sel),
 		formRow("KV cache", s.kv.sel),
-		formRow("Context", s.context),
-		formRow("Users", s.users),
+		formRow("Context", withUnit(s.context, "tokens")),
+		formRow("Users", withUnit(s.users, "at once")),
 	)
 	left := container.NewVBox(
 		section("Model", s.picker.content),
@@ -362,9 +362,9 @@ func speedText(fr planner.FitResult, p planner.Prediction) string {
 	if fr.Verdict == planner.DoesNotFit || p.DecodeTPS <= 0 {
 		return "No speed estimate: the configuration does not fit."
 	}
-	return fmt.Sprintf("%s tok/s per user, %s tok/s in all with %s · TTFT %s · TPOT %s\n"+
-		"For %d-token prompts and %d-token answers; %s-bound decode; figures are %s.",
-		tps(p.DecodeTPS), tps(p.TotalTPS), usersText(p.Concurrency), ms(p.TTFT), ms(p.TPOT),
+	return fmt.Sprintf("%s tok/s per user, %s tok/s in all with %s · TTFT %s · TPOT %s (streams at %s tok/s)\n"+
+		"For %d-token prompts and %d-token answers; per user counts the whole request, TTFT included; %s-bound decode; figures are %s.",
+		tps(perUser(p)), tps(p.TotalTPS), usersText(max(p.Concurrency, 1)), ms(p.TTFT), ms(p.TPOT), tps(p.DecodeTPS),
 		speedWorkload.Prompt, speedWorkload.Gen, p.Bound, sourceLabel(p.Source))
 }
 

@@ -12,9 +12,14 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// maxColumnWidth caps a text column's width; the detail pane below a
-// table shows the whole text of a row.
-const maxColumnWidth = 420
+// maxColumnWidth caps a text column's width, and maxFirstColumnWidth the
+// first column's, which stays on screen when the table scrolls sideways
+// and would leave little room for the rest; the detail pane below a table
+// shows the whole text of a row.
+const (
+	maxColumnWidth      = 420
+	maxFirstColumnWidth = 320
+)
 
 // dataTable is a read-only table of text with a header row. Columns are as
 // wide as their widest text (up to maxColumnWidth), the last one takes
@@ -252,7 +257,7 @@ func cellNumber(s string) float64 {
 
 // measure sets each column's natural width: its widest text (header with
 // a sort arrow, or cell) plus the cell's padding, capped at
-// maxColumnWidth.
+// maxColumnWidth (maxFirstColumnWidth for the first).
 func (t *dataTable) measure() {
 	pad := 2*theme.InnerPadding() + 2*theme.Padding()
 	size := theme.TextSize()
@@ -264,7 +269,11 @@ func (t *dataTable) measure() {
 				w = max(w, fyne.MeasureText(row[c], size, fyne.TextStyle{}).Width+pad)
 			}
 		}
-		t.natural[c] = float32(math.Ceil(float64(min(w, maxColumnWidth))))
+		limit := float32(maxColumnWidth)
+		if c == 0 {
+			limit = maxFirstColumnWidth
+		}
+		t.natural[c] = float32(math.Ceil(float64(min(w, limit))))
 	}
 }
 
