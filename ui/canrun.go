@@ -352,9 +352,24 @@ func fitNumbers(sc planner.Scenario, fr planner.FitResult) string {
 	d := fr.Breakdown
 	fmt.Fprintf(&b, "\n%s available to the engine", gib(d.Device))
 	if d.Budget > 0 && d.Budget != d.Device {
-		fmt.Fprintf(&b, ", budget %s", gib(d.Budget))
+		fmt.Fprintf(&b, ", budget %s (the engine's share: %s)", gib(d.Budget), budgetRule(sc))
 	}
 	return b.String()
+}
+
+// budgetRule says what sets an engine's share of device memory, in the
+// words `headroom fit` uses (cmd/headroom's budgetRule; both should come
+// from the application layer).
+func budgetRule(s planner.Scenario) string {
+	switch {
+	case s.GPUMemoryUtilization > 0:
+		return fmt.Sprintf("--gpu-memory-utilization %.2f", s.GPUMemoryUtilization)
+	case s.Engine.GPUMemoryUtilization > 0:
+		return fmt.Sprintf("%s's default utilization %.2f of device memory", s.Engine.Label(), s.Engine.GPUMemoryUtilization)
+	case s.Engine.WiggleRoom > 0:
+		return fmt.Sprintf("%s keeps %.0f%% aside", s.Engine.Label(), 100*(1-s.Engine.WiggleRoom))
+	}
+	return s.Engine.Label() + "'s rule"
 }
 
 // speedText quotes the predicted speed with its source.

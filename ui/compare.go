@@ -69,6 +69,7 @@ type CompareScreen struct {
 	empty     fyne.CanvasObject
 	results   fyne.CanvasObject
 	rows      []CompareRow
+	asked     int // the users the rows were computed for
 	machineHW string
 
 	// onModelChanged is called when the user picks a model here.
@@ -309,6 +310,7 @@ func (s *CompareScreen) update(typed bool) {
 				s.errLine.set(err)
 				return
 			}
+			s.asked = in.Workload.Concurrency
 			s.show(rows)
 		}
 	})
@@ -337,12 +339,12 @@ func (s *CompareScreen) selectRow(i int) {
 	if i < 0 || i >= len(s.rows) {
 		return
 	}
-	s.detail.SetText(compareDetail(s.rowName(s.rows[i]), s.rows[i]))
+	s.detail.SetText(compareDetail(s.rowName(s.rows[i]), s.rows[i], s.asked))
 }
 
 // compareDetail is the detail pane's text for a row: the verdict, the
 // configuration, what each speed means, and the full note.
-func compareDetail(name string, r CompareRow) string {
+func compareDetail(name string, r CompareRow, asked int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", name, verdictText(r.Verdict))
 	if r.Config != "" {
@@ -352,6 +354,9 @@ func compareDetail(name string, r CompareRow) string {
 		fmt.Fprintf(&b, "\n%s tok/s for one user alone (TTFT included)", tps(r.SingleUser))
 		if r.Users > 0 {
 			fmt.Fprintf(&b, "; %s tok/s for %s together, TTFT %s", tps(r.Total), usersText(r.Users), ms(r.TTFT))
+		}
+		if r.Users > 0 && r.Users < asked {
+			fmt.Fprintf(&b, "\nServes %d of the %d users asked for within the target.", r.Users, asked)
 		}
 		if r.Source != "" {
 			fmt.Fprintf(&b, " (%s)", sourceLabel(r.Source))
@@ -385,7 +390,10 @@ func (s *CompareScreen) compareCells(r CompareRow) []string {
 		return fmt.Sprintf(f, v)
 	}
 	users := "–"
-	if r.Users > 0 {
+	switch {
+	case r.Users > 0 && r.Users < s.asked:
+		users = fmt.Sprintf("%d of %d", r.Users, s.asked)
+	case r.Users > 0:
 		users = strconv.Itoa(r.Users)
 	}
 	perKilo := money(r.PerKiloUSD, "%.1f")

@@ -154,3 +154,29 @@ func TestQualityNotes(t *testing.T) {
 		t.Errorf("a recommended q4_0 says nothing on quality: %q", s)
 	}
 }
+
+// TestCompareRowServingFewerUsers: a device that serves fewer users than
+// asked says how many, in the table and in the detail pane.
+func TestCompareRowServingFewerUsers(t *testing.T) {
+	s := &CompareScreen{asked: 8}
+	r := CompareRow{Hardware: "nvidia-rtx-3060", Name: "RTX 3060", Verdict: planner.FitsWithLimits, Users: 4, SingleUser: 50, Total: 160, PriceUSD: 329}
+	cells := s.compareCells(r)
+	if cells[1] != "fits with limits" || cells[2] != "4 of 8" {
+		t.Errorf("verdict %q, users %q; want fits with limits, 4 of 8", cells[1], cells[2])
+	}
+	if d := compareDetail("RTX 3060", r, 8); !strings.Contains(d, "Serves 4 of the 8 users") {
+		t.Errorf("detail %q", d)
+	}
+}
+
+// TestBudgetIsExplained: the engine's budget says what sets it.
+func TestBudgetIsExplained(t *testing.T) {
+	sc := planner.Scenario{Engine: planner.Engine{ID: planner.VLLM, Name: "vLLM", GPUMemoryUtilization: 0.9}}
+	if got := budgetRule(sc); got != "vLLM's default utilization 0.90 of device memory" {
+		t.Errorf("budget rule %q", got)
+	}
+	sc.GPUMemoryUtilization = 0.8
+	if got := budgetRule(sc); got != "--gpu-memory-utilization 0.80" {
+		t.Errorf("budget rule with a flag %q", got)
+	}
+}
