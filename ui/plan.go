@@ -46,6 +46,9 @@ type PlanScreen struct {
 	detail     *widget.Label
 	throughput *chartView
 	ttft       *chartView
+	// chartKey names the row the charts show and its verdict, in the
+	// verdict's colour (the charts' legend for the four states).
+	chartKey *widget.Label
 	export     *widget.Button
 	errLine    errorLabel
 	empty      fyne.CanvasObject
@@ -149,6 +152,8 @@ func (s *PlanScreen) build() {
 	s.detail = widget.NewLabel("")
 	s.detail.Wrapping = fyne.TextWrapWord
 	s.detail.Selectable = true
+	s.chartKey = widget.NewLabel("")
+	s.chartKey.TextStyle.Bold = true
 	s.throughput = newChartView("Choose a row to chart it.", fyne.NewSize(300, 230))
 	s.ttft = newChartView("Choose a row to chart it.", fyne.NewSize(300, 230))
 	s.export = widget.NewButtonWithIcon("Export this plan…", theme.DocumentSaveIcon(), func() {
@@ -162,7 +167,7 @@ func (s *PlanScreen) build() {
 
 	lower := container.NewBorder(
 		container.NewBorder(nil, nil, nil, container.NewVBox(s.export), sized(container.NewVScroll(s.detail), fyne.NewSize(0, 96))), nil, nil, nil,
-		container.NewGridWithColumns(2, s.throughput, s.ttft),
+		container.NewBorder(s.chartKey, nil, nil, nil, container.NewGridWithColumns(2, s.throughput, s.ttft)),
 	)
 	tableSplit := container.NewVSplit(sized(s.table.content, fyne.NewSize(400, 160)), lower)
 	tableSplit.SetOffset(0.42)
@@ -333,6 +338,7 @@ func (s *PlanScreen) show(in PlanInput, v PlanView, curve []curvePoint) {
 		s.export.Disable()
 		s.throughput.set(nil)
 		s.ttft.set(nil)
+		s.chartKey.SetText("")
 		return
 	}
 	s.applyRow(0, curve)
@@ -600,6 +606,9 @@ func (s *PlanScreen) applyRow(i int, curve []curvePoint) {
 	s.curve = curve
 	s.detail.SetText(rowDetail(r, s.view, s.input))
 	s.export.Enable()
+	s.chartKey.SetText(fmt.Sprintf("Charts: #%d %s %s · %s", r.Rank, r.Engine, r.Quant, statusText(r, s.input)))
+	s.chartKey.Importance = verdictImportance(rowVerdict(r, s.input))
+	s.chartKey.Refresh()
 	target := float64(s.input.MaxTTFT)
 	s.throughput.set(func(w, h int, st chartStyle) (image.Image, error) { return throughputChart(curve, w, h, st) })
 	s.ttft.set(func(w, h int, st chartStyle) (image.Image, error) { return ttftChart(curve, target, w, h, st) })

@@ -180,3 +180,22 @@ func TestBudgetIsExplained(t *testing.T) {
 		t.Errorf("budget rule with a flag %q", got)
 	}
 }
+
+// TestPlanChartKeyShowsVerdict: the charts name the row they show and its
+// verdict, in the verdict's colour.
+func TestPlanChartKeyShowsVerdict(t *testing.T) {
+	win, _ := newTestWindow(t)
+	s := win.Plan
+	pick(t, s.picker, "8b")
+	win.wait()
+	r := s.view.Rows[s.selected]
+	v := rowVerdict(r, s.input)
+	if !strings.Contains(s.chartKey.Text, statusText(r, s.input)) || s.chartKey.Importance != verdictImportance(v) {
+		t.Errorf("chart key %q in %v for a row that %s", s.chartKey.Text, s.chartKey.Importance, v)
+	}
+	setText(s.maxTPOT, "1")
+	win.wait()
+	if !strings.Contains(s.chartKey.Text, "fits with limits") || s.chartKey.Importance != widget.WarningImportance {
+		t.Errorf("a missed target: chart key %q in %v", s.chartKey.Text, s.chartKey.Importance)
+	}
+}
