@@ -49,10 +49,10 @@ type PlanScreen struct {
 	// chartKey names the row the charts show and its verdict, in the
 	// verdict's colour (the charts' legend for the four states).
 	chartKey *widget.Label
-	export     *widget.Button
-	errLine    errorLabel
-	empty      fyne.CanvasObject
-	results    fyne.CanvasObject
+	export   *widget.Button
+	errLine  errorLabel
+	empty    fyne.CanvasObject
+	results  fyne.CanvasObject
 
 	// onModelChanged is called when the user picks a model here.
 	onModelChanged func(planner.Model)
