@@ -264,9 +264,20 @@ func (s *PlanScreen) compute(in PlanInput) func() {
 	}
 	var curve []curvePoint
 	if len(v.Rows) > 0 {
-		curve = s.curveFor(v.Rows[0], in)
+		curve = s.curveFor(v.Rows[firstShown(v, in)], in)
 	}
 	return func() { s.show(in, v, curve) }
+}
+
+// firstShown is the row a new plan opens on: the best, or when nothing
+// meets the target the closest miss (closestRow), which the summary names.
+func firstShown(v PlanView, in PlanInput) int {
+	if len(v.Rows) > 0 && !v.Rows[0].MeetsSLO {
+		if c := closestRow(v, in); c >= 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // concurrencies are the points of a curve: powers of two up to twice the
@@ -341,7 +352,7 @@ func (s *PlanScreen) show(in PlanInput, v PlanView, curve []curvePoint) {
 		s.chartKey.SetText("")
 		return
 	}
-	s.applyRow(0, curve)
+	s.applyRow(firstShown(v, in), curve)
 }
 
 // planCells is one table row.

@@ -199,3 +199,17 @@ func TestPlanChartKeyShowsVerdict(t *testing.T) {
 		t.Errorf("a missed target: chart key %q in %v", s.chartKey.Text, s.chartKey.Importance)
 	}
 }
+
+// TestFirstShownIsClosestMiss: with nothing meeting the target, a new plan
+// opens on the row the summary calls closest.
+func TestFirstShownIsClosestMiss(t *testing.T) {
+	in := PlanInput{MaxTPOT: 100}
+	meets := PlanView{Rows: []PlanRow{{Fits: true, MeetsSLO: true, TPOT: 50}, {Fits: true, MeetsSLO: true, TPOT: 40}}}
+	misses := PlanView{Rows: []PlanRow{{Fits: true, TPOT: 400}, {Fits: true, TPOT: 120}, {TPOT: 101}}}
+	if got := firstShown(meets, in); got != 0 {
+		t.Errorf("a plan that meets the target opens on row %d", got)
+	}
+	if got := firstShown(misses, in); got != 1 {
+		t.Errorf("nothing meets the target: opens on row %d, want the closest fitting miss 1", got)
+	}
+}
