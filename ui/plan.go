@@ -598,7 +598,13 @@ func rowDetail(r PlanRow, v PlanView, in PlanInput) string {
 	if vs := vsBest(r, v, in); vs != "–" && vs != "best" {
 		fmt.Fprintf(&b, " · total vs #1: %s", vs)
 	}
-	if r.Fits {
+	switch {
+	case r.Fits && in.Workload.Rate > 0:
+		// At a rate the total is what arrives: the rate times the output
+		// length, below one request's speed when requests are sparse.
+		fmt.Fprintf(&b, "\n%s tok/s per request (TTFT included), streaming at %s tok/s; %s tok/s delivered in all at %s (the rate × %s output tokens).",
+			tps(r.PerUser), tps(r.Stream), tps(r.Total), rateText(in.Workload.Rate), tokens(in.Workload.Gen))
+	case r.Fits:
 		fmt.Fprintf(&b, "\n%s tok/s per user (TTFT included), streaming at %s tok/s; %s tok/s for all users together.", tps(r.PerUser), tps(r.Stream), tps(r.Total))
 	}
 	if r.WhyNot != "" {
