@@ -15,8 +15,9 @@ import (
 	"github.com/headroom-planner/headroom/planner"
 )
 
-// DefaultSize is the window's size when it opens.
-var DefaultSize = fyne.NewSize(1100, 720)
+// DefaultSize is the window's size when it opens: small enough for a
+// 1024 × 700 screen with the window's title bar and a panel.
+var DefaultSize = fyne.NewSize(1000, 640)
 
 // defaultDebounce is how long typing must pause before a screen updates.
 const defaultDebounce = 150 * time.Millisecond
@@ -32,6 +33,9 @@ type Options struct {
 	// NoProbe leaves the machine unprobed until Machine.Refresh is called
 	// (tests).
 	NoProbe bool
+	// Stateless neither restores the last state from the app's
+	// preferences nor saves it (screenshots).
+	Stateless bool
 
 	// pending counts the screens' unfinished background work (shared by
 	// the screens of one window).
@@ -99,6 +103,13 @@ type Window struct {
 	app     fyne.App
 	pending *sync.WaitGroup
 	queue   uiQueue
+
+	// prefs keeps the last state (nil = none kept); restoring is set
+	// while it is applied, so that applying it does not save half of it.
+	prefs     fyne.Preferences
+	restoring bool
+	// dialog is the file dialog shown, if any (Escape closes it).
+	dialog dialog.Dialog
 }
 
 // New creates the window on a, builds the screens over svc, sizes it to
@@ -138,6 +149,15 @@ func Build(a fyne.App, w fyne.Window, svc Service, opts Options) *Window {
 	win.wire()
 	w.SetContent(win.Tabs)
 	win.addShortcuts()
+	w.Canvas().SetOnTypedKey(win.typedKey)
+	if keepsState(a, opts) {
+		win.prefs = a.Preferences()
+		win.restoreState(svc.Catalog().Models)
+		win.Tabs.OnSelected = func(*container.TabItem) { win.saveState() }
+		win.CanRun.onInput = win.saveState
+		win.Plan.onInput = win.saveState
+		win.Compare.onInput = win.saveState
+	}
 	if !opts.NoProbe {
 		win.Machine.Refresh()
 	}
@@ -189,6 +209,29 @@ func (win *Window) addShortcuts() {
 		func(fyne.Shortcut) { win.app.Quit() })
 }
 
+// typedKey handles the keys no focused widget took: Escape closes the
+// file dialog.
+func (win *Window) typedKey(ev *fyne.KeyEvent) {
+	if ev.Name == fyne.KeyEscape && win.dialog != nil {
+		win.dialog.Hide()
+		win.dialog = nil
+	}
+}
+
+// showDialog shows d as the window's file dialog; Escape closes it.
+func (win *Window) showDialog(d dialog.Dialog) {
+	d.SetOnClosed(func() {
+		if win.dialog == d {
+			win.dialog = nil
+		}
+	})
+	win.dialog = d
+	d.Resize(fyne.NewSize(min(800, win.Canvas().Size().Width-40), min(560, win.Canvas().Size().Height-40)))
+	d.Show()
+	// Nothing in the dialog has focus yet: keys reach typedKey.
+	win.Canvas().Unfocus()
+}
+
 // openModelDialog asks for a GGUF file or config.json and passes its path
 // to open.
 func (win *Window) openModelDialog(open func(path string)) {
@@ -201,8 +244,7 @@ func (win *Window) openModelDialog(open func(path string)) {
 		open(path)
 	}, win.Window)
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".gguf", ".json"}))
-	d.Resize(fyne.NewSize(800, 560))
-	d.Show()
+	win.showDialog(d)
 }
 
 // saveDialog asks where to save data, suggesting name.
@@ -227,8 +269,7 @@ func (win *Window) saveDialog(name string, data []byte) {
 		win.Export.Saved(wc.URI().Path(), nil)
 	}, win.Window)
 	d.SetFileName(name)
-	d.Resize(fyne.NewSize(800, 560))
-	d.Show()
+	win.showDialog(d)
 }
 
 // wait blocks until no screen has background work left (tests and

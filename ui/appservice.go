@@ -224,7 +224,7 @@ func (s *appService) planRow(c planner.Candidate, w planner.Workload, fits bool)
 	}
 	r := PlanRow{
 		Engine: name, Quant: c.Quant, KV: c.KVType, Concurrency: c.Concurrency, Context: c.Fit.Context,
-		TTFT: c.Pred.TTFT, TPOT: c.Pred.TPOT, PerUser: c.Pred.DecodeTPS, Total: c.Pred.TotalTPS,
+		TTFT: c.Pred.TTFT, TPOT: c.Pred.TPOT, PerUser: perUser(c.Pred), Stream: c.Pred.DecodeTPS, Total: c.Pred.TotalTPS,
 		Source: c.Source, ErrorBand: c.ErrorBand[string(planner.MetricTG)],
 		Fits: fits, MeetsSLO: fits && c.MeetsSLO, WhyNot: c.Why, Scenario: sc, Workload: w,
 		Capacity: c.CapacityReqPerS, Utilization: c.Utilization, Candidate: c,
@@ -240,9 +240,46 @@ func (s *appService) planRow(c planner.Candidate, w planner.Workload, fits bool)
 	return r
 }
 
+// perUser is one user's tok/s over a request's whole time, TTFT
+// included (Prediction.RequestTPS), the figure that the total is a sum of:
+// the decode speed alone (DecodeTPS) is higher, and one user's total fell
+// below it. A prediction without RequestTPS gives DecodeTPS.
+func perUser(p planner.Prediction) planner.TokensPerSecond {
+	if p.RequestTPS > 0 {
+		return p.RequestTPS
+	}
+	return p.DecodeTPS
+}
+
 // Compare runs app.Compare over the chosen devices; "" is this machine
-// with its probed memory.
+// with its probed memory. Each row's SingleUser is the device's answer
+// for one user alone (a second app.Compare at one user, its best
+// configuration's tok/s), so that it does not change with the users
+// asked for: the best configuration for many users is not the fastest
+// for one, and app's SingleUserTPS is that configuration's.
 func (s *appService) Compare(in CompareInput) ([]CompareRow, error) {
+	out, err := s.compare(in)
+	if err != nil || in.Workload.Concurrency <= 1 {
+		return out, err
+	}
+	one := in
+	one.Workload.Concurrency, one.Workload.Serving = 1, false
+	alone, err := s.compare(one)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if i < len(alone) && alone[i].SingleUser > 0 {
+			out[i].SingleUser = alone[i].SingleUser
+		}
+	}
+	return out, nil
+}
+
+// compare is one app.Compare mapped to rows; SingleUser is the best
+// configuration's tok/s for one user over the request's whole time
+// (its total at one user), else its decode speed.
+func (s *appService) compare(in CompareInput) ([]CompareRow, error) {
 	m := in.Model
 	req := app.CompareRequest{ModelValue: &m, Workload: in.Workload}
 	for _, id := range in.Hardware {
@@ -266,6 +303,9 @@ func (s *appService) Compare(in CompareInput) ([]CompareRow, error) {
 			PriceUSD: r.PriceUSD, Watts: r.Watts, Verdict: r.Verdict, Config: r.Best,
 			Users: r.MaxUsers, SingleUser: r.SingleUserTPS, Total: r.TotalTPS, TTFT: r.TTFT,
 			PerKiloUSD: r.PerDollar, PerWatt: r.PerWatt, Source: r.Source, Note: r.Why,
+		}
+		if in.Workload.Concurrency <= 1 && r.TotalTPS > 0 {
+			out[i].SingleUser = r.TotalTPS
 		}
 	}
 	return out, nil

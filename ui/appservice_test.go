@@ -270,3 +270,51 @@ func TestGUIServiceEveryModelEveryKind(t *testing.T) {
 		t.Errorf("%d of %d plans answered, %d rows exported", plans, n, exported)
 	}
 }
+
+// TestGUIServiceSpeedDefinitions: a plan row's total is never below its
+// per-user figure (one user's total is that user's tok/s), and the
+// compare's one-user figure does not change with the users asked for.
+func TestGUIServiceSpeedDefinitions(t *testing.T) {
+	s, _ := appTestService(t)
+	m, err := s.a.Catalog().FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, users := range []int{1, 8} {
+		in := PlanInput{Scenario: ScenarioInput{Model: m, Hardware: "nvidia-rtx-4090"}, MaxTTFT: 2000, MaxTPOT: 100}
+		in.Workload = planner.Workload{Prompt: 1024, Gen: 256, Concurrency: users, Serving: true}
+		v, err := s.Plan(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range v.Rows {
+			if r.Fits && r.Total > 0 && r.Total < r.PerUser*0.999 {
+				t.Errorf("%d users, #%d %s %s: total %v below per user %v", users, r.Rank, r.Engine, r.Quant, r.Total, r.PerUser)
+			}
+			if r.Fits && r.Stream < r.PerUser {
+				t.Errorf("#%d: streaming %v below per-user %v (TTFT included)", r.Rank, r.Stream, r.PerUser)
+			}
+		}
+	}
+	one := map[int][]planner.TokensPerSecond{}
+	for _, users := range []int{1, 4, 16} {
+		rows, err := s.Compare(CompareInput{Hardware: []string{"nvidia-rtx-4090", "amd-ryzen-ai-max-395"}, Model: m,
+			Workload: planner.Workload{Prompt: 1024, Gen: 256, Concurrency: users, Serving: users > 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			one[users] = append(one[users], r.SingleUser)
+			if r.Total > 0 && r.Total < r.SingleUser*0.999 {
+				t.Errorf("%s at %d users: total %v below one user's %v", r.Name, users, r.Total, r.SingleUser)
+			}
+		}
+	}
+	for _, users := range []int{4, 16} {
+		for i := range one[1] {
+			if one[users][i] != one[1][i] {
+				t.Errorf("device %d: 1-user tok/s %v at %d users, %v at 1", i, one[users][i], users, one[1][i])
+			}
+		}
+	}
+}

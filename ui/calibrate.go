@@ -30,7 +30,7 @@ type CalibrateScreen struct {
 	do  func(func()) // runs on the UI thread
 
 	target   *widget.RadioGroup
-	url      *widget.Entry
+	url      *entry
 	run      *widget.Button
 	cancel   *widget.Button
 	progress *widget.ProgressBar
@@ -55,7 +55,7 @@ type CalibrateScreen struct {
 // NewCalibrateScreen builds the screen.
 func NewCalibrateScreen(svc Service, opts Options) *CalibrateScreen {
 	s := &CalibrateScreen{svc: svc, job: opts.job(false), now: opts.now(), do: opts.do}
-	s.url = widget.NewEntry()
+	s.url = newEntry()
 	s.url.SetPlaceHolder("http://127.0.0.1:8000")
 	s.url.Disable()
 	s.target = widget.NewRadioGroup([]string{targetHost, targetEndpoint}, func(v string) {
@@ -74,7 +74,7 @@ func NewCalibrateScreen(svc Service, opts Options) *CalibrateScreen {
 	s.progress = widget.NewProgressBar()
 	s.step = caption("Not running.")
 	s.errLine = newErrorLabel()
-	s.params = newDataTable([]string{"Parameter", "Value", "Note"}, []float32{200, 120, 360}, 1)
+	s.params = newDataTable([]string{"Parameter", "Value", "Note"}, 1)
 	s.summary = widget.NewLabel("")
 	s.summary.TextStyle.Bold = true
 	s.notes = caption("")
@@ -90,7 +90,7 @@ func NewCalibrateScreen(svc Service, opts Options) *CalibrateScreen {
 		s.errLine,
 	)
 	s.results = container.NewBorder(s.summary, s.notes, nil, nil,
-		container.NewGridWithColumns(2, sized(s.params.table, fyne.NewSize(300, 200)), s.chart))
+		container.NewGridWithColumns(2, sized(s.params.content, fyne.NewSize(300, 200)), s.chart))
 	s.empty, _ = emptyState("No calibration run yet. Choose what to measure and press Run calibration.")
 	s.results.Hide()
 	split := container.NewHSplit(container.NewVScroll(container.NewPadded(left)),

@@ -31,8 +31,8 @@ type CanRunScreen struct {
 	engine   *selectChoice
 	quant    *selectChoice
 	kv       *selectChoice
-	context  *widget.Entry
-	users    *widget.Entry
+	context  *entry
+	users    *entry
 
 	card     *canvas.Rectangle
 	verdict  *widget.Label
@@ -52,6 +52,9 @@ type CanRunScreen struct {
 	// onModelChanged is called when the user picks a model, so the other
 	// screens can follow.
 	onModelChanged func(planner.Model)
+	// onInput is called after any input changes (the window saves its
+	// state).
+	onInput func()
 	// onOpenFile asks the window for a model file; the window answers
 	// through OpenModelFile.
 	onOpenFile func()
@@ -85,10 +88,10 @@ func NewCanRunScreen(svc Service, opts Options) *CanRunScreen {
 	s.quant = newSelectChoice(true, ids, labels, now)
 	ids, labels = kvChoices(c)
 	s.kv = newSelectChoice(true, ids, labels, now)
-	s.context = widget.NewEntry()
+	s.context = newEntry()
 	s.context.SetPlaceHolder("auto: the largest that fits")
 	s.context.OnChanged = func(string) { s.update(true) }
-	s.users = widget.NewEntry()
+	s.users = newEntry()
 	s.users.SetText("1")
 	s.users.OnChanged = func(string) { s.update(true) }
 	s.build()
@@ -102,8 +105,8 @@ func (s *CanRunScreen) build() {
 		formRow("Engine", s.engine.sel),
 		formRow("Weights", s.quant.sel),
 		formRow("KV cache", s.kv.sel),
-		formRow("Context", s.context),
-		formRow("Users", s.users),
+		formRow("Context", withUnit(s.context, "tokens")),
+		formRow("Users", withUnit(s.users, "at once")),
 	)
 	left := container.NewVBox(
 		section("Model", s.picker.content),
@@ -145,6 +148,7 @@ func (s *CanRunScreen) build() {
 	)
 	s.empty, _ = emptyState("Choose a model on the left to see whether it fits.")
 	s.results.Hide()
+	s.errLine.hideOnError(s.results)
 	right := container.NewBorder(s.errLine, nil, nil, nil, container.NewStack(s.empty, container.NewVScroll(s.results)))
 	split := container.NewHSplit(container.NewVScroll(container.NewPadded(left)), container.NewPadded(right))
 	split.SetOffset(0.36)
@@ -196,6 +200,9 @@ func (s *CanRunScreen) input() (ScenarioInput, error) {
 // update recomputes the verdict: after the debounce delay when typed,
 // at once when chosen.
 func (s *CanRunScreen) update(typed bool) {
+	if s.onInput != nil {
+		s.onInput()
+	}
 	if s.picker.model.Layers == 0 {
 		s.results.Hide()
 		s.empty.Show()
@@ -291,14 +298,17 @@ func verdictTitle(v planner.Verdict) string {
 	return string(v)
 }
 
-// verdictLook is the headline's importance and the card's tint.
+// verdictLook is the headline's importance and the card's tint, one per
+// state (as verdictImportance colours the tables).
 func verdictLook(v planner.Verdict) (widget.Importance, color.Color) {
 	tint := func(c color.NRGBA) color.Color { c.A = 0x26; return c }
 	switch v {
 	case planner.Fits:
 		return widget.SuccessImportance, tint(palette.good)
-	case planner.FitsWithOffload, planner.FitsWithLimits:
+	case planner.FitsWithLimits:
 		return widget.WarningImportance, tint(palette.warn)
+	case planner.FitsWithOffload:
+		return widget.HighImportance, tint(palette.offload)
 	}
 	return widget.DangerImportance, tint(palette.bad)
 }
@@ -342,9 +352,24 @@ func fitNumbers(sc planner.Scenario, fr planner.FitResult) string {
 	d := fr.Breakdown
 	fmt.Fprintf(&b, "\n%s available to the engine", gib(d.Device))
 	if d.Budget > 0 && d.Budget != d.Device {
-		fmt.Fprintf(&b, ", budget %s", gib(d.Budget))
+		fmt.Fprintf(&b, ", budget %s (the engine's share: %s)", gib(d.Budget), budgetRule(sc))
 	}
 	return b.String()
+}
+
+// budgetRule says what sets an engine's share of device memory, in the
+// words `headroom fit` uses (cmd/headroom's budgetRule; both should come
+// from the application layer).
+func budgetRule(s planner.Scenario) string {
+	switch {
+	case s.GPUMemoryUtilization > 0:
+		return fmt.Sprintf("--gpu-memory-utilization %.2f", s.GPUMemoryUtilization)
+	case s.Engine.GPUMemoryUtilization > 0:
+		return fmt.Sprintf("%s's default utilization %.2f of device memory", s.Engine.Label(), s.Engine.GPUMemoryUtilization)
+	case s.Engine.WiggleRoom > 0:
+		return fmt.Sprintf("%s keeps %.0f%% aside", s.Engine.Label(), 100*(1-s.Engine.WiggleRoom))
+	}
+	return s.Engine.Label() + "'s rule"
 }
 
 // speedText quotes the predicted speed with its source.
@@ -352,9 +377,9 @@ func speedText(fr planner.FitResult, p planner.Prediction) string {
 	if fr.Verdict == planner.DoesNotFit || p.DecodeTPS <= 0 {
 		return "No speed estimate: the configuration does not fit."
 	}
-	return fmt.Sprintf("%s tok/s per user, %s tok/s in all with %s · TTFT %s · TPOT %s\n"+
-		"For %d-token prompts and %d-token answers; %s-bound decode; figures are %s.",
-		tps(p.DecodeTPS), tps(p.TotalTPS), usersText(p.Concurrency), ms(p.TTFT), ms(p.TPOT),
+	return fmt.Sprintf("%s tok/s per user, %s tok/s in all with %s · TTFT %s · TPOT %s (streams at %s tok/s)\n"+
+		"For %d-token prompts and %d-token answers; per user counts the whole request, TTFT included; %s-bound decode; figures are %s.",
+		tps(perUser(p)), tps(p.TotalTPS), usersText(max(p.Concurrency, 1)), ms(p.TTFT), ms(p.TPOT), tps(p.DecodeTPS),
 		speedWorkload.Prompt, speedWorkload.Gen, p.Bound, sourceLabel(p.Source))
 }
 

@@ -308,7 +308,27 @@ func logAxes(p *plot.Plot, xs plotter.XYs, ys []float64) error {
 
 // barChart draws one horizontal bar per name (top to bottom in order).
 func barChart(title, unit string, names []string, values []float64, highlight int, w, h int, st chartStyle) (image.Image, error) {
-	if len(names) == 0 || len(names) != len(values) {
+	colors := make([]color.Color, len(names))
+	for i := range colors {
+		colors[i] = st.seriesColor(0)
+		if i == highlight {
+			colors[i] = st.seriesColor(1)
+		}
+	}
+	return coloredBarChart(title, unit, names, values, colors, nil, w, h, st)
+}
+
+// legendEntry is a colour the legend of a bar chart names.
+type legendEntry struct {
+	label string
+	color color.Color
+}
+
+// coloredBarChart is barChart with a colour per bar and a legend of the
+// colours used (none when legend is empty). A zero value draws no bar:
+// its name stays on the axis.
+func coloredBarChart(title, unit string, names []string, values []float64, colors []color.Color, legend []legendEntry, w, h int, st chartStyle) (image.Image, error) {
+	if len(names) == 0 || len(names) != len(values) || len(colors) != len(names) {
 		return nil, errNoData
 	}
 	p := newPlot(title, unit, "", st)
@@ -331,12 +351,20 @@ func barChart(title, unit string, names []string, values []float64, highlight in
 		}
 		b.Horizontal = true
 		b.LineStyle.Width = 0
-		b.Color = st.seriesColor(0)
-		if i == highlight {
-			b.Color = st.seriesColor(1)
-		}
+		b.Color = colors[i]
 		p.Add(b)
 	}
+	for _, e := range legend {
+		b, err := plotter.NewBarChart(plotter.Values{0}, bw)
+		if err != nil {
+			return nil, err
+		}
+		b.LineStyle.Width = 0
+		b.Color = e.color
+		p.Legend.Add(e.label, b)
+	}
+	// Bars are sorted longest first, so the bottom right is free.
+	p.Legend.Top, p.Legend.Left = false, false
 	p.NominalY(rev...)
 	p.X.Min = 0
 	hi := 0.0

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"image"
+	"image/color"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,7 +16,17 @@ import (
 )
 
 // compareColumns are the side-by-side table's columns.
-var compareColumns = []string{"Device", "Verdict", "Users", "1-user tok/s", "Total tok/s", "tok/s per $1k", "tok/s per W", "Price", "TDP", "Memory", "GB/s", "TTFT", "Best configuration", "Note"}
+//
+// "tok/s, 1 user alone" is the device's speed for a single user (its best
+// configuration for one user, TTFT included): it does not change with the
+// users asked for. "tok/s, all users" is the output of every user served
+// together, with the configuration best for that many.
+var compareColumns = []string{"Device", "Verdict", "Users served", "tok/s, 1 user alone", "tok/s, all users", "Best configuration", "Note",
+	"tok/s per $1k", "tok/s per W", "Price", "TDP", "Memory", "GB/s", "TTFT"}
+
+// compareNumeric are the columns of figures (right-aligned, sorted by
+// value).
+var compareNumeric = []int{2, 3, 4, 7, 8, 9, 10, 11, 12, 13}
 
 // compareMetric is one quantity the bar chart can show.
 type compareMetric struct {
@@ -24,8 +35,8 @@ type compareMetric struct {
 }
 
 var compareMetrics = []compareMetric{
-	{"Total tok/s", func(r CompareRow) float64 { return float64(r.Total) }},
-	{"1-user tok/s", func(r CompareRow) float64 { return float64(r.SingleUser) }},
+	{"tok/s, all users", func(r CompareRow) float64 { return float64(r.Total) }},
+	{"tok/s, 1 user alone", func(r CompareRow) float64 { return float64(r.SingleUser) }},
 	{"tok/s per $1k", func(r CompareRow) float64 { return r.PerKiloUSD }},
 	{"tok/s per W", func(r CompareRow) float64 { return r.PerWatt }},
 }
@@ -39,28 +50,33 @@ type CompareScreen struct {
 	picker *modelPicker
 	engine *selectChoice
 	quant  *selectChoice
-	users  *widget.Entry
-	prompt *widget.Entry
-	gen    *widget.Entry
+	users  *entry
+	prompt *entry
+	gen    *entry
 
 	hwIDs     []string // "" = this machine, then the catalog
 	hwNames   []string
 	hwShown   []int
 	checked   map[string]bool
-	hwSearch  *widget.Entry
+	hwSearch  *entry
 	hwList    *widget.List
 	hwCount   *widget.Label
 	metric    *choiceSelect
 	table     *dataTable
+	detail    *widget.Label
 	chart     *chartView
 	errLine   errorLabel
 	empty     fyne.CanvasObject
 	results   fyne.CanvasObject
 	rows      []CompareRow
+	asked     int // the users the rows were computed for
 	machineHW string
 
 	// onModelChanged is called when the user picks a model here.
 	onModelChanged func(planner.Model)
+	// onInput is called after any input changes (the window saves its
+	// state).
+	onInput func()
 	// onOpenFile asks the window for a model file.
 	onOpenFile func()
 
@@ -90,8 +106,8 @@ func NewCompareScreen(svc Service, opts Options) *CompareScreen {
 	ids, labels = quantChoices(c)
 	s.quant = newSelectChoice(true, ids, labels, now)
 	s.users = numberEntry("4", "concurrent users", typed)
-	s.prompt = numberEntry("1024", "tokens per request", typed)
-	s.gen = numberEntry("256", "tokens per answer", typed)
+	s.prompt = numberEntry("1024", "per request", typed)
+	s.gen = numberEntry("256", "per answer", typed)
 	ids, labels = hardwareChoices(c)
 	s.hwIDs = append([]string{""}, ids...)
 	s.hwNames = append([]string{thisMachine}, labels...)
@@ -101,7 +117,7 @@ func NewCompareScreen(svc Service, opts Options) *CompareScreen {
 }
 
 func (s *CompareScreen) build() {
-	s.hwSearch = widget.NewEntry()
+	s.hwSearch = newEntry()
 	s.hwSearch.SetPlaceHolder(fmt.Sprintf("Search %d devices…", len(s.hwIDs)-1))
 	s.hwSearch.OnChanged = s.filterHardware
 	s.hwList = widget.NewList(
@@ -130,30 +146,39 @@ func (s *CompareScreen) build() {
 		section("Workload", form(
 			formRow("Engine", s.engine.sel),
 			formRow("Weights", s.quant.sel),
-			formRow("Users", s.users),
-			formRow("Prompt", s.prompt),
-			formRow("Output", s.gen),
+			formRow("Users", withUnit(s.users, "at once")),
+			formRow("Prompt", withUnit(s.prompt, "tokens")),
+			formRow("Output", withUnit(s.gen, "tokens")),
 		)),
 	)
-	s.table = newDataTable(compareColumns,
-		[]float32{210, 84, 62, 110, 104, 120, 108, 70, 66, 84, 56, 70, 200, 300}, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+	s.table = newDataTable(compareColumns, compareNumeric...)
+	s.table.onSelect = s.selectRow
+	s.detail = widget.NewLabel("Select a row for its full note.")
+	s.detail.Wrapping = fyne.TextWrapWord
+	s.detail.Selectable = true
 	names := make([]string, len(compareMetrics))
 	for i, m := range compareMetrics {
 		names[i] = m.label
 	}
-	s.metric = newChoiceSelect(names, func(string) { s.drawChart() })
+	s.metric = newChoiceSelect(names, func(string) {
+		s.drawChart()
+		if s.onInput != nil {
+			s.onInput()
+		}
+	})
 	s.metric.SetSelectedIndex(0)
 	s.chart = newChartView("Nothing to chart yet.", fyne.NewSize(400, 240))
 	s.errLine = newErrorLabel()
 	s.results = container.NewBorder(
 		nil, nil, nil, nil,
 		container.NewVSplit(
-			s.table.table,
-			container.NewBorder(container.NewHBox(widget.NewLabel("Chart"), s.metric), nil, nil, nil, s.chart),
+			container.NewBorder(nil, s.detail, nil, nil, s.table.content),
+			container.NewBorder(container.NewHBox(widget.NewLabel("Chart"), sized(s.metric, fyne.NewSize(220, 0))), nil, nil, nil, s.chart),
 		),
 	)
 	s.empty, _ = emptyState("Choose a model and tick two or more devices to compare them.")
 	s.results.Hide()
+	s.errLine.hideOnError(s.results)
 	right := container.NewBorder(s.errLine, nil, nil, nil, container.NewStack(s.empty, s.results))
 	split := container.NewHSplit(container.NewVScroll(container.NewPadded(left)), container.NewPadded(right))
 	split.SetOffset(0.26)
@@ -270,6 +295,9 @@ func (s *CompareScreen) readInput() (CompareInput, error) {
 // update recompares: after the debounce delay when typed, at once when
 // chosen.
 func (s *CompareScreen) update(typed bool) {
+	if s.onInput != nil {
+		s.onInput()
+	}
 	if s.picker.model.Layers == 0 || len(s.checked) == 0 {
 		s.results.Hide()
 		s.empty.Show()
@@ -282,6 +310,7 @@ func (s *CompareScreen) update(typed bool) {
 				s.errLine.set(err)
 				return
 			}
+			s.asked = in.Workload.Concurrency
 			s.show(rows)
 		}
 	})
@@ -301,7 +330,45 @@ func (s *CompareScreen) show(rows []CompareRow) {
 		imp[i][1] = verdictImportance(r.Verdict)
 	}
 	s.table.set(cells, imp)
+	s.detail.SetText("Select a row for its full note.")
 	s.drawChart()
+}
+
+// selectRow shows row i's details below the table.
+func (s *CompareScreen) selectRow(i int) {
+	if i < 0 || i >= len(s.rows) {
+		return
+	}
+	s.detail.SetText(compareDetail(s.rowName(s.rows[i]), s.rows[i], s.asked))
+}
+
+// compareDetail is the detail pane's text for a row: the verdict, the
+// configuration, what each speed means, and the full note.
+func compareDetail(name string, r CompareRow, asked int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", name, verdictText(r.Verdict))
+	if r.Config != "" {
+		fmt.Fprintf(&b, " with %s", r.Config)
+	}
+	if r.Verdict != planner.DoesNotFit {
+		fmt.Fprintf(&b, "\n%s tok/s for one user alone (TTFT included)", tps(r.SingleUser))
+		if r.Users > 0 {
+			fmt.Fprintf(&b, "; %s tok/s for %s together, TTFT %s", tps(r.Total), usersText(r.Users), ms(r.TTFT))
+		}
+		if r.Users > 0 && r.Users < asked {
+			fmt.Fprintf(&b, "\nServes %d of the %d users asked for within the target.", r.Users, asked)
+		}
+		if r.Source != "" {
+			fmt.Fprintf(&b, " (%s)", sourceLabel(r.Source))
+		}
+	}
+	if r.PriceUSD <= 0 {
+		b.WriteString("\nNo price in the catalog: no tok/s per $1k.")
+	}
+	if r.Note != "" {
+		b.WriteString("\n" + r.Note)
+	}
+	return b.String()
 }
 
 func (s *CompareScreen) rowName(r CompareRow) string {
@@ -323,27 +390,40 @@ func (s *CompareScreen) compareCells(r CompareRow) []string {
 		return fmt.Sprintf(f, v)
 	}
 	users := "–"
-	if r.Users > 0 {
+	switch {
+	case r.Users > 0 && r.Users < s.asked:
+		users = fmt.Sprintf("%d of %d", r.Users, s.asked)
+	case r.Users > 0:
 		users = strconv.Itoa(r.Users)
 	}
+	perKilo := money(r.PerKiloUSD, "%.1f")
+	if r.PriceUSD <= 0 {
+		perKilo = "no price"
+	}
 	return []string{
-		s.rowName(r), string(r.Verdict), users, tps(r.SingleUser), tps(r.Total),
-		money(r.PerKiloUSD, "%.1f"), money(r.PerWatt, "%.2f"), money(r.PriceUSD, "$%.0f"), money(r.Watts, "%.0f W"),
-		gib(r.Memory), fmt.Sprintf("%.0f", r.BandwidthGBs), ms(r.TTFT), r.Config, r.Note,
+		s.rowName(r), verdictText(r.Verdict), users, tps(r.SingleUser), tps(r.Total), r.Config, r.Note,
+		perKilo, money(r.PerWatt, "%.2f"), money(r.PriceUSD, "$%.0f"), money(r.Watts, "%.0f W"),
+		gib(r.Memory), fmt.Sprintf("%.0f", r.BandwidthGBs), ms(r.TTFT),
 	}
 }
 
+// verdictImportance colours a verdict, one colour per state: green fits,
+// orange fits with limits, blue fits with offload, red does not fit.
 func verdictImportance(v planner.Verdict) widget.Importance {
 	switch v {
 	case planner.Fits:
 		return widget.SuccessImportance
-	case planner.FitsWithOffload, planner.FitsWithLimits:
+	case planner.FitsWithLimits:
 		return widget.WarningImportance
+	case planner.FitsWithOffload:
+		return widget.HighImportance
 	}
 	return widget.DangerImportance
 }
 
-// drawChart charts the chosen metric over the rows that have it.
+// drawChart charts the chosen metric for every row: bars coloured by
+// verdict, and a row without the figure named with why ("no price", "no
+// TDP figure", "does not fit", "misses target") instead of left out.
 func (s *CompareScreen) drawChart() {
 	if s.chart == nil {
 		return
@@ -354,34 +434,75 @@ func (s *CompareScreen) drawChart() {
 		return
 	}
 	m := compareMetrics[i]
-	type bar struct {
-		name  string
-		value float64
-		this  bool
-	}
-	var bars []bar
-	for _, r := range s.rows {
-		if v := m.value(r); v > 0 {
-			bars = append(bars, bar{s.rowName(r), v, r.Hardware == ""})
-		}
-	}
-	sort.SliceStable(bars, func(i, j int) bool { return bars[i].value > bars[j].value })
+	bars := chartBars(s.rows, m, s.rowName)
 	names := make([]string, len(bars))
 	values := make([]float64, len(bars))
-	highlight := -1
+	colors := make([]color.Color, len(bars))
+	seen := map[planner.Verdict]bool{}
 	for i, b := range bars {
-		names[i], values[i] = b.name, b.value
-		if b.this {
-			highlight = i
-		}
+		names[i], values[i], colors[i] = b.name, b.value, verdictColor(b.verdict)
+		seen[b.verdict] = true
 	}
-	if len(names) == 0 {
-		s.chart.empty = "No device has a figure for " + m.label + " (a price or power figure may be missing, or nothing fits)."
-		s.chart.set(nil)
-		return
+	var legend []legendEntry
+	for _, v := range []planner.Verdict{planner.Fits, planner.FitsWithLimits, planner.FitsWithOffload, planner.DoesNotFit} {
+		if seen[v] {
+			legend = append(legend, legendEntry{verdictText(v), verdictColor(v)})
+		}
 	}
 	title := m.label + " · " + modelName(s.picker.model)
 	s.chart.set(func(w, h int, st chartStyle) (image.Image, error) {
-		return barChart(title, m.label, names, values, highlight, w, h, st)
+		return coloredBarChart(title, m.label, names, values, colors, legend, w, h, st)
 	})
+}
+
+// chartBar is one device's bar in the compare chart.
+type chartBar struct {
+	name    string
+	value   float64
+	verdict planner.Verdict
+}
+
+// chartBars are the rows as bars of metric m, largest first; a row
+// without the figure keeps its place at the end with a note on why.
+func chartBars(rows []CompareRow, m compareMetric, name func(CompareRow) string) []chartBar {
+	var with, without []chartBar
+	for _, r := range rows {
+		b := chartBar{name: name(r), value: m.value(r), verdict: r.Verdict}
+		if b.value > 0 {
+			with = append(with, b)
+			continue
+		}
+		b.value = 0
+		b.name += " (" + missingWhy(r, m) + ")"
+		without = append(without, b)
+	}
+	sort.SliceStable(with, func(i, j int) bool { return with[i].value > with[j].value })
+	return append(with, without...)
+}
+
+// missingWhy says why a row has no figure for metric m.
+func missingWhy(r CompareRow, m compareMetric) string {
+	switch {
+	case r.Verdict == planner.DoesNotFit:
+		return "does not fit"
+	case m.label == "tok/s per $1k" && r.PriceUSD <= 0:
+		return "no price"
+	case m.label == "tok/s per W" && r.Watts <= 0:
+		return "no TDP figure"
+	}
+	return "misses target"
+}
+
+// verdictColor is a verdict's colour in charts, as verdictImportance
+// colours it in tables.
+func verdictColor(v planner.Verdict) color.Color {
+	switch v {
+	case planner.Fits:
+		return palette.good
+	case planner.FitsWithLimits:
+		return palette.warn
+	case planner.FitsWithOffload:
+		return palette.offload
+	}
+	return palette.bad
 }

@@ -36,8 +36,8 @@ func TestCompareSideBySide(t *testing.T) {
 	if apu.Verdict != planner.Fits || apu.PerKiloUSD != 0 || apu.PerWatt <= 0 {
 		t.Errorf("APU row %+v: fits, no price, a per-watt figure", apu)
 	}
-	if got := s.table.text(2, 5); got != "–" {
-		t.Errorf("tok/s per $1k without a price shows %q, want –", got)
+	if got := s.table.text(2, 7); got != "no price" {
+		t.Errorf("tok/s per $1k without a price shows %q, want \"no price\"", got)
 	}
 	gpu := s.rows[0]
 	if gpu.PerKiloUSD <= 0 || gpu.Total <= 0 {
@@ -90,7 +90,9 @@ func TestCompareNothingWithAPrice(t *testing.T) {
 	s.SetDevices("amd-ryzen-ai-max-395")
 	win.wait()
 	s.metric.SetSelected("tok/s per $1k")
-	if s.chart.draw != nil || !strings.Contains(s.chart.msg.Text, "price") {
-		t.Errorf("no price: chart %v, message %q", s.chart.draw != nil, s.chart.msg.Text)
+	// The device stays in the chart, named with why it has no bar.
+	bars := chartBars(s.rows, compareMetrics[s.metric.SelectedIndex()], s.rowName)
+	if s.chart.draw == nil || len(bars) != 1 || !strings.HasSuffix(bars[0].name, "(no price)") || bars[0].value != 0 {
+		t.Errorf("no price: chart %v, bars %+v", s.chart.draw != nil, bars)
 	}
 }

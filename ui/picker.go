@@ -23,7 +23,8 @@ const thisMachine = "This machine"
 type modelPicker struct {
 	models  []planner.Model
 	shown   []int // indexes into models that match the search
-	search  *widget.Entry
+	cursor  int   // the list line chosen last (-1 = none since the search)
+	search  *entry
 	list    *widget.List
 	open    *widget.Button
 	current *widget.Label
@@ -39,9 +40,10 @@ type modelPicker struct {
 
 func newModelPicker(models []planner.Model, listHeight float32) *modelPicker {
 	p := &modelPicker{models: models}
-	p.search = widget.NewEntry()
+	p.search = newEntry()
 	p.search.SetPlaceHolder(fmt.Sprintf("Search %d models…", len(models)))
 	p.search.OnChanged = p.filter
+	p.search.onKey = p.key
 	p.list = widget.NewList(
 		func() int { return len(p.shown) },
 		func() fyne.CanvasObject {
@@ -56,6 +58,7 @@ func newModelPicker(models []planner.Model, listHeight float32) *modelPicker {
 		},
 	)
 	p.list.OnSelected = func(i widget.ListItemID) {
+		p.cursor = i
 		if i < len(p.shown) {
 			p.choose(p.models[p.shown[i]])
 		}
@@ -105,8 +108,34 @@ func (p *modelPicker) filter(q string) {
 			p.shown = append(p.shown, i)
 		}
 	}
+	p.cursor = -1
 	p.list.UnselectAll()
 	p.list.Refresh()
+	// A new search shows its first matches, not the old scroll position.
+	p.list.ScrollToTop()
+}
+
+// key lets the search field choose from the list: Down and Up move to the
+// next or previous match and choose it, Enter chooses the first match
+// when none is chosen yet. It reports whether it handled the key.
+func (p *modelPicker) key(ev *fyne.KeyEvent) bool {
+	if len(p.shown) == 0 {
+		return false
+	}
+	next := p.cursor
+	switch ev.Name {
+	case fyne.KeyDown:
+		next = min(p.cursor+1, len(p.shown)-1)
+	case fyne.KeyUp:
+		next = max(p.cursor-1, 0)
+	case fyne.KeyReturn, fyne.KeyEnter:
+		next = max(p.cursor, 0)
+	default:
+		return false
+	}
+	p.list.Select(next)
+	p.list.ScrollTo(next)
+	return true
 }
 
 // choose makes m the current model and tells the screen.

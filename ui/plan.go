@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"image"
+	"math"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,7 @@ import (
 )
 
 // planColumns are the ranked table's columns.
-var planColumns = []string{"#", "Target", "Engine", "Weights", "KV", "Users", "Context", "TTFT", "TPOT", "tok/s each", "tok/s total", "Source"}
+var planColumns = []string{"#", "Verdict", "Engine", "Weights", "KV", "Users served", "Context", "TTFT", "TPOT", "tok/s per user", "tok/s in all", "vs #1", "Source"}
 
 // planUsersColumn is the index of "Users" (the engine's slots at a rate).
 const planUsersColumn = 5
@@ -33,25 +34,31 @@ type PlanScreen struct {
 	devices  *selectChoice
 	engine   *selectChoice
 	quant    *selectChoice
-	prompt   *widget.Entry
-	gen      *widget.Entry
-	users    *widget.Entry
-	rate     *widget.Entry
-	maxTTFT  *widget.Entry
-	maxTPOT  *widget.Entry
+	prompt   *entry
+	gen      *entry
+	users    *entry
+	rate     *entry
+	maxTTFT  *entry
+	maxTPOT  *entry
 
 	summary    *widget.Label
 	table      *dataTable
 	detail     *widget.Label
 	throughput *chartView
 	ttft       *chartView
-	export     *widget.Button
-	errLine    errorLabel
-	empty      fyne.CanvasObject
-	results    fyne.CanvasObject
+	// chartKey names the row the charts show and its verdict, in the
+	// verdict's colour (the charts' legend for the four states).
+	chartKey *widget.Label
+	export   *widget.Button
+	errLine  errorLabel
+	empty    fyne.CanvasObject
+	results  fyne.CanvasObject
 
 	// onModelChanged is called when the user picks a model here.
 	onModelChanged func(planner.Model)
+	// onInput is called after any input changes (the window saves its
+	// state).
+	onInput func()
 	// onOpenFile asks the window for a model file.
 	onOpenFile func()
 	// onExport is called with the chosen row by the Export button.
@@ -88,8 +95,8 @@ func NewPlanScreen(svc Service, opts Options) *PlanScreen {
 	s.engine = newSelectChoice(true, ids, labels, now)
 	ids, labels = quantChoices(c)
 	s.quant = newSelectChoice(true, ids, labels, now)
-	s.prompt = numberEntry("1024", "tokens per request", typed)
-	s.gen = numberEntry("256", "tokens per answer", typed)
+	s.prompt = numberEntry("1024", "per request", typed)
+	s.gen = numberEntry("256", "per answer", typed)
 	s.users = numberEntry("8", "peak concurrent users", typed)
 	s.rate = numberEntry("", "req/s at random, e.g. 2 or 90/min", func(t string) {
 		// A rate replaces the users in a loop.
@@ -100,15 +107,15 @@ func NewPlanScreen(svc Service, opts Options) *PlanScreen {
 		}
 		s.update(true)
 	})
-	s.maxTTFT = numberEntry("2000", "ms, empty = no target", typed)
-	s.maxTPOT = numberEntry("100", "ms, empty = no target", typed)
+	s.maxTTFT = numberEntry("2000", "empty = no target", typed)
+	s.maxTPOT = numberEntry("100", "empty = no target", typed)
 	s.build()
 	return s
 }
 
 // numberEntry is an entry with a starting value and a placeholder.
-func numberEntry(value, placeholder string, changed func(string)) *widget.Entry {
-	e := widget.NewEntry()
+func numberEntry(value, placeholder string, changed func(string)) *entry {
+	e := newEntry()
 	e.SetText(value)
 	e.SetPlaceHolder(placeholder)
 	e.OnChanged = changed
@@ -127,24 +134,26 @@ func (s *PlanScreen) build() {
 		)),
 		widget.NewSeparator(),
 		section("Workload", form(
-			formRow("Prompt", s.prompt),
-			formRow("Output", s.gen),
-			formRow("Users", s.users),
-			formRow("or Rate", s.rate),
+			formRow("Prompt", withUnit(s.prompt, "tokens")),
+			formRow("Output", withUnit(s.gen, "tokens")),
+			formRow("Users", withUnit(s.users, "at once")),
+			formRow("or Rate", withUnit(s.rate, "req/s")),
 		)),
 		section("Latency target", form(
-			formRow("TTFT ≤", s.maxTTFT),
-			formRow("TPOT ≤", s.maxTPOT),
-		)),
+			formRow("TTFT ≤", withUnit(s.maxTTFT, "ms")),
+			formRow("TPOT ≤", withUnit(s.maxTPOT, "ms")),
+		), caption("TTFT: time to the first token. TPOT: time per output token after it. \"2s\" is 2000 ms.")),
 	)
 	s.summary = widget.NewLabel("")
 	s.summary.Wrapping = fyne.TextWrapWord
 	s.summary.TextStyle.Bold = true
-	s.table = newDataTable(planColumns,
-		[]float32{34, 72, 108, 84, 48, 62, 72, 72, 72, 92, 92, 100}, 0, 5, 6, 7, 8, 9, 10)
-	s.table.table.OnSelected = func(id widget.TableCellID) { s.selectRow(id.Row) }
+	s.table = newDataTable(planColumns, 0, 5, 6, 7, 8, 9, 10, 11)
+	s.table.onSelect = s.selectRow
 	s.detail = widget.NewLabel("")
 	s.detail.Wrapping = fyne.TextWrapWord
+	s.detail.Selectable = true
+	s.chartKey = widget.NewLabel("")
+	s.chartKey.TextStyle.Bold = true
 	s.throughput = newChartView("Choose a row to chart it.", fyne.NewSize(300, 230))
 	s.ttft = newChartView("Choose a row to chart it.", fyne.NewSize(300, 230))
 	s.export = widget.NewButtonWithIcon("Export this plan…", theme.DocumentSaveIcon(), func() {
@@ -157,14 +166,15 @@ func (s *PlanScreen) build() {
 	s.errLine = newErrorLabel()
 
 	lower := container.NewBorder(
-		container.NewBorder(nil, nil, nil, container.NewVBox(s.export), s.detail), nil, nil, nil,
-		container.NewGridWithColumns(2, s.throughput, s.ttft),
+		container.NewBorder(nil, nil, nil, container.NewVBox(s.export), sized(container.NewVScroll(s.detail), fyne.NewSize(0, 96))), nil, nil, nil,
+		container.NewBorder(s.chartKey, nil, nil, nil, container.NewGridWithColumns(2, s.throughput, s.ttft)),
 	)
-	tableSplit := container.NewVSplit(sized(s.table.table, fyne.NewSize(400, 160)), lower)
+	tableSplit := container.NewVSplit(sized(s.table.content, fyne.NewSize(400, 160)), lower)
 	tableSplit.SetOffset(0.42)
 	s.results = container.NewBorder(s.summary, nil, nil, nil, tableSplit)
 	s.empty, _ = emptyState("Choose a model on the left to plan for it.")
 	s.results.Hide()
+	s.errLine.hideOnError(s.results)
 	right := container.NewBorder(s.errLine, nil, nil, nil, container.NewStack(s.empty, s.results))
 	split := container.NewHSplit(container.NewVScroll(container.NewPadded(left)), container.NewPadded(right))
 	split.SetOffset(0.26)
@@ -234,6 +244,9 @@ func (s *PlanScreen) readInput() (PlanInput, error) {
 
 // update replans: after the debounce delay when typed, at once when chosen.
 func (s *PlanScreen) update(typed bool) {
+	if s.onInput != nil {
+		s.onInput()
+	}
 	if s.picker.model.Layers == 0 {
 		s.results.Hide()
 		s.empty.Show()
@@ -251,9 +264,20 @@ func (s *PlanScreen) compute(in PlanInput) func() {
 	}
 	var curve []curvePoint
 	if len(v.Rows) > 0 {
-		curve = s.curveFor(v.Rows[0], in)
+		curve = s.curveFor(v.Rows[firstShown(v, in)], in)
 	}
 	return func() { s.show(in, v, curve) }
+}
+
+// firstShown is the row a new plan opens on: the best, or when nothing
+// meets the target the closest miss (closestRow), which the summary names.
+func firstShown(v PlanView, in PlanInput) int {
+	if len(v.Rows) > 0 && !v.Rows[0].MeetsSLO {
+		if c := closestRow(v, in); c >= 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // concurrencies are the points of a curve: powers of two up to twice the
@@ -293,7 +317,7 @@ func (s *PlanScreen) curveFor(r PlanRow, in PlanInput) []curvePoint {
 		if c == 0 && i < len(cs) {
 			c = cs[i]
 		}
-		out = append(out, curvePoint{Concurrency: c, Total: float64(p.TotalTPS), PerUser: float64(p.DecodeTPS), TTFT: float64(p.TTFT)})
+		out = append(out, curvePoint{Concurrency: c, Total: float64(p.TotalTPS), PerUser: float64(perUser(p)), TTFT: float64(p.TTFT)})
 	}
 	return out
 }
@@ -307,9 +331,9 @@ func (s *PlanScreen) show(in PlanInput, v PlanView, curve []curvePoint) {
 	cells := make([][]string, len(v.Rows))
 	imp := make([][]widget.Importance, len(v.Rows))
 	for i, r := range v.Rows {
-		cells[i] = planCells(r)
+		cells[i] = planCells(r, v, in)
 		imp[i] = make([]widget.Importance, len(planColumns))
-		imp[i][1] = statusImportance(r)
+		imp[i][1] = verdictImportance(rowVerdict(r, in))
 	}
 	// At a rate the engine is given slots, not a number of users.
 	if in.Workload.Rate > 0 {
@@ -325,41 +349,184 @@ func (s *PlanScreen) show(in PlanInput, v PlanView, curve []curvePoint) {
 		s.export.Disable()
 		s.throughput.set(nil)
 		s.ttft.set(nil)
+		s.chartKey.SetText("")
 		return
 	}
-	s.applyRow(0, curve)
+	s.applyRow(firstShown(v, in), curve)
 }
 
 // planCells is one table row.
-func planCells(r PlanRow) []string {
+func planCells(r PlanRow, v PlanView, in PlanInput) []string {
 	band := ""
 	if r.ErrorBand > 0 {
 		band = fmt.Sprintf(" ±%.0f%%", r.ErrorBand)
 	}
+	users := strconv.Itoa(r.Concurrency)
+	if r.Concurrency <= 0 {
+		users = "–"
+	}
 	return []string{
-		strconv.Itoa(r.Rank), statusText(r), r.Engine, r.Quant, r.KV, strconv.Itoa(r.Concurrency), tokens(r.Context),
-		ms(r.TTFT), ms(r.TPOT), tps(r.PerUser), tps(r.Total), r.Source + band,
+		strconv.Itoa(r.Rank), statusText(r, in), r.Engine, r.Quant, r.KV, users, tokens(r.Context),
+		ms(r.TTFT), ms(r.TPOT), tps(r.PerUser), tps(r.Total), vsBest(r, v, in), r.Source + band,
 	}
 }
 
-func statusText(r PlanRow) string {
+// rowVerdict is a plan row's state among the four every screen shows: it
+// does not fit; it fits with limits when it misses the latency target or
+// serves fewer users than asked; it fits with offload when weights stream
+// from system RAM; else it fits.
+func rowVerdict(r PlanRow, in PlanInput) planner.Verdict {
 	switch {
 	case !r.Fits:
-		return "no fit"
-	case !r.MeetsSLO:
-		return "misses"
+		return planner.DoesNotFit
+	case !r.MeetsSLO || servesFewer(r, in):
+		return planner.FitsWithLimits
+	case r.Candidate.Fit.Verdict == planner.FitsWithOffload:
+		return planner.FitsWithOffload
 	}
-	return "meets"
+	return planner.Fits
 }
 
-func statusImportance(r PlanRow) widget.Importance {
+// servesFewer reports whether a row serves fewer users at once than the
+// workload asks for (never at an arrival rate, where it is given slots).
+func servesFewer(r PlanRow, in PlanInput) bool {
+	return in.Workload.Rate == 0 && r.Concurrency < in.Workload.Concurrency
+}
+
+// statusText is the Verdict cell: the verdict and, for limits, which.
+func statusText(r PlanRow, in PlanInput) string {
+	v := rowVerdict(r, in)
 	switch {
-	case !r.Fits:
-		return widget.DangerImportance
+	case v != planner.FitsWithLimits:
+		return verdictText(v)
 	case !r.MeetsSLO:
-		return widget.WarningImportance
+		return "fits with limits: misses target"
 	}
-	return widget.SuccessImportance
+	return fmt.Sprintf("fits with limits: %d of %d users", r.Concurrency, in.Workload.Concurrency)
+}
+
+// verdictText is a verdict as the tables write it.
+func verdictText(v planner.Verdict) string {
+	switch v {
+	case planner.Fits:
+		return "fits"
+	case planner.FitsWithLimits:
+		return "fits with limits"
+	case planner.FitsWithOffload:
+		return "fits with offload"
+	case planner.DoesNotFit:
+		return "does not fit"
+	}
+	return string(v)
+}
+
+// tieText says that a figure is within the error band of the best one.
+func tieText(band float64) string { return fmt.Sprintf("≈ tie within ±%.0f%%", band) }
+
+// vsBest compares a row's total throughput with the first row's: "best",
+// "≈ tie within ±10%" when the difference is inside the rows' error band
+// (the model cannot tell them apart), else the difference in percent.
+// Rows that miss the target or do not fit, and plans at a rate (where
+// every row that keeps up delivers the same), show "–".
+func vsBest(r PlanRow, v PlanView, in PlanInput) string {
+	if len(v.Rows) == 0 || in.Workload.Rate > 0 || !r.MeetsSLO || !v.Rows[0].MeetsSLO {
+		return "–"
+	}
+	best := v.Rows[0]
+	if r.Rank == best.Rank {
+		return "best"
+	}
+	if best.Total <= 0 {
+		return "–"
+	}
+	diff := 100 * (float64(r.Total)/float64(best.Total) - 1)
+	if band := max(r.ErrorBand, best.ErrorBand); band > 0 && math.Abs(diff) <= band {
+		return tieText(band)
+	}
+	return fmt.Sprintf("%+.0f%%", diff)
+}
+
+// tiesWithBest counts the rows after the first whose total is within the
+// error band of the first's.
+func tiesWithBest(v PlanView, in PlanInput) int {
+	n := 0
+	for _, r := range v.Rows[1:] {
+		if strings.HasPrefix(vsBest(r, v, in), "≈") {
+			n++
+		}
+	}
+	return n
+}
+
+// qualityNote is a word on what a weight format costs in quality, by its
+// bits per weight ("" for 6 bits and more, where the loss is negligible).
+func qualityNote(bpw float64) string {
+	switch {
+	case bpw <= 0 || bpw >= 6:
+		return ""
+	case bpw >= 4.9:
+		return "5-bit: very small quality loss"
+	case bpw >= 3.9:
+		return "4-bit: small quality loss"
+	}
+	return "sub-4-bit: noticeable quality loss"
+}
+
+// rowQuality is a row's quality note ("" when none or unknown).
+func rowQuality(r PlanRow) string {
+	if r.Candidate.Scenario == nil {
+		return ""
+	}
+	return qualityNote(r.Candidate.Scenario.Quant.LinearBPW)
+}
+
+// weightsText is a row's format with its quality note: "q4_0 (4-bit:
+// small quality loss)".
+func weightsText(r PlanRow) string {
+	if q := rowQuality(r); q != "" {
+		return r.Quant + " (" + q + ")"
+	}
+	return r.Quant
+}
+
+// closestRow is the row that misses the target by the least: the
+// smallest ratio of predicted to target latency over the terms the target
+// sets (TTFT, TPOT), among the rows that fit. It is -1 when none fits.
+func closestRow(v PlanView, in PlanInput) int {
+	best, bestMiss := -1, math.Inf(1)
+	for i, r := range v.Rows {
+		if !r.Fits {
+			continue
+		}
+		miss := 0.0
+		if in.MaxTTFT > 0 && r.TTFT > 0 {
+			miss = max(miss, float64(r.TTFT)/float64(in.MaxTTFT))
+		}
+		if in.MaxTPOT > 0 && r.TPOT > 0 {
+			miss = max(miss, float64(r.TPOT)/float64(in.MaxTPOT))
+		}
+		if miss < bestMiss {
+			best, bestMiss = i, miss
+		}
+	}
+	return best
+}
+
+// missText says by how much a row misses the target: "TPOT 131 ms vs
+// 100 ms (+31%)".
+func missText(r PlanRow, in PlanInput) string {
+	var parts []string
+	add := func(name string, got, target planner.Milliseconds) {
+		if target > 0 && got > target {
+			parts = append(parts, fmt.Sprintf("%s %s vs %s (+%.0f%%)", name, ms(got), ms(target), 100*(float64(got)/float64(target)-1)))
+		}
+	}
+	add("TTFT", r.TTFT, in.MaxTTFT)
+	add("TPOT", r.TPOT, in.MaxTPOT)
+	if len(parts) == 0 {
+		return "misses the target"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // planSummary is the headline above the table.
@@ -368,16 +535,30 @@ func planSummary(v PlanView, in PlanInput) string {
 		return "No configuration of this model runs on " + v.Hardware + "."
 	}
 	r := v.Rows[0]
-	verb := "Best"
 	if !r.MeetsSLO {
-		verb = "Nothing meets the target; closest"
+		i := closestRow(v, in)
+		if i < 0 {
+			return "No configuration of this model fits on " + v.Hardware + "."
+		}
+		c := v.Rows[i]
+		return fmt.Sprintf("Nothing meets the target on %s. Closest (#%d): %s with %s weights, even with 1 user: %s.",
+			v.Hardware, c.Rank, c.Engine, weightsText(c), missText(c, in))
 	}
+	var b strings.Builder
 	if rate := in.Workload.Rate; rate > 0 {
-		return fmt.Sprintf("%s on %s at %s: %s with %s weights, %s: %s tok/s each, %s tok/s in all, TTFT %s.",
-			verb, v.Hardware, rateText(rate), r.Engine, r.Quant, loadText(r), tps(r.PerUser), tps(r.Total), ms(r.TTFT))
+		fmt.Fprintf(&b, "Best on %s at %s: %s with %s weights, %s: %s tok/s per user, %s tok/s in all, TTFT %s.",
+			v.Hardware, rateText(rate), r.Engine, weightsText(r), loadText(r), tps(r.PerUser), tps(r.Total), ms(r.TTFT))
+	} else {
+		fmt.Fprintf(&b, "Best on %s: %s with %s weights, %s: %s tok/s per user, %s tok/s in all, TTFT %s.",
+			v.Hardware, r.Engine, weightsText(r), usersText(r.Concurrency), tps(r.PerUser), tps(r.Total), ms(r.TTFT))
 	}
-	return fmt.Sprintf("%s on %s: %s with %s weights, %s: %s tok/s each, %s tok/s in all, TTFT %s.",
-		verb, v.Hardware, r.Engine, r.Quant, usersText(r.Concurrency), tps(r.PerUser), tps(r.Total), ms(r.TTFT))
+	if servesFewer(r, in) {
+		fmt.Fprintf(&b, " Fits with limits: serves %d of the %d users asked for within the target.", r.Concurrency, in.Workload.Concurrency)
+	}
+	if n := tiesWithBest(v, in); n > 0 {
+		fmt.Fprintf(&b, " %s with the best: %s.", planner.Plural(n, "row"), tieText(max(r.ErrorBand, v.Rows[1].ErrorBand)))
+	}
+	return b.String()
 }
 
 // rateText is an arrival rate: "2 req/s", "0.25 req/s".
@@ -405,20 +586,46 @@ func (s *PlanScreen) selectRow(i int) {
 	})
 }
 
+// rowDetail is the detail pane's text for a row: what it is, its verdict,
+// the figures' meaning, the full reason and the launch command.
+func rowDetail(r PlanRow, v PlanView, in PlanInput) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#%d %s · %s · KV %s · %s × %s context", r.Rank, r.Engine, weightsText(r), r.KV, usersText(max(r.Concurrency, 1)), tokens(r.Context))
+	if rate := in.Workload.Rate; rate > 0 && r.Fits {
+		fmt.Fprintf(&b, "\nAt %s: %s", rateText(rate), loadText(r))
+	}
+	fmt.Fprintf(&b, "\nVerdict: %s", statusText(r, in))
+	if vs := vsBest(r, v, in); vs != "–" && vs != "best" {
+		fmt.Fprintf(&b, " · total vs #1: %s", vs)
+	}
+	switch {
+	case r.Fits && in.Workload.Rate > 0:
+		// At a rate the total is what arrives: the rate times the output
+		// length, below one request's speed when requests are sparse.
+		fmt.Fprintf(&b, "\n%s tok/s per request (TTFT included), streaming at %s tok/s; %s tok/s delivered in all at %s (the rate × %s output tokens).",
+			tps(r.PerUser), tps(r.Stream), tps(r.Total), rateText(in.Workload.Rate), tokens(in.Workload.Gen))
+	case r.Fits:
+		fmt.Fprintf(&b, "\n%s tok/s per user (TTFT included), streaming at %s tok/s; %s tok/s for all users together.", tps(r.PerUser), tps(r.Stream), tps(r.Total))
+	}
+	if r.WhyNot != "" {
+		b.WriteString("\n" + r.WhyNot)
+	}
+	if r.Launch != "" {
+		b.WriteString("\nLaunch: " + r.Launch)
+	}
+	return b.String()
+}
+
 // applyRow shows row i's details and charts (UI thread).
 func (s *PlanScreen) applyRow(i int, curve []curvePoint) {
 	s.selected = i
 	r := s.view.Rows[i]
 	s.curve = curve
-	detail := fmt.Sprintf("#%d %s · %s · KV %s · %s × %s context", r.Rank, r.Engine, r.Quant, r.KV, usersText(r.Concurrency), tokens(r.Context))
-	if rate := s.input.Workload.Rate; rate > 0 && r.Fits {
-		detail = fmt.Sprintf("#%d %s · %s · KV %s · at %s: %s × %s context", r.Rank, r.Engine, r.Quant, r.KV, rateText(rate), loadText(r), tokens(r.Context))
-	}
-	if r.WhyNot != "" {
-		detail += "\n" + r.WhyNot
-	}
-	s.detail.SetText(detail)
+	s.detail.SetText(rowDetail(r, s.view, s.input))
 	s.export.Enable()
+	s.chartKey.SetText(fmt.Sprintf("Charts: #%d %s %s · %s", r.Rank, r.Engine, r.Quant, statusText(r, s.input)))
+	s.chartKey.Importance = verdictImportance(rowVerdict(r, s.input))
+	s.chartKey.Refresh()
 	target := float64(s.input.MaxTTFT)
 	s.throughput.set(func(w, h int, st chartStyle) (image.Image, error) { return throughputChart(curve, w, h, st) })
 	s.ttft.set(func(w, h int, st chartStyle) (image.Image, error) { return ttftChart(curve, target, w, h, st) })

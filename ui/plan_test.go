@@ -76,7 +76,7 @@ func TestPlanFollowsWorkloadAndTarget(t *testing.T) {
 	if !strings.HasPrefix(s.summary.Text, "Nothing meets the target") {
 		t.Errorf("a 1 ms TPOT target: summary %q", s.summary.Text)
 	}
-	if got := s.table.text(0, 1); got != "misses" {
+	if got := s.table.text(0, 1); got != "fits with limits: misses target" {
 		t.Errorf("status column %q", got)
 	}
 	if !strings.Contains(s.detail.Text, "over the 1.0 ms target") {
@@ -147,7 +147,7 @@ func TestPlanRateEntry(t *testing.T) {
 	if !strings.Contains(s.summary.Text, "at 1.5 req/s") {
 		t.Errorf("summary does not name the rate: %q", s.summary.Text)
 	}
-	if s.table.headers[planUsersColumn] != "Slots" || planColumns[planUsersColumn] != "Users" {
+	if s.table.headers[planUsersColumn] != "Slots" || planColumns[planUsersColumn] != "Users served" {
 		t.Errorf("at a rate the column reads %q (planColumns %q)", s.table.headers[planUsersColumn], planColumns[planUsersColumn])
 	}
 
@@ -159,7 +159,7 @@ func TestPlanRateEntry(t *testing.T) {
 
 	setText(s.rate, "")
 	win.wait()
-	if s.users.Disabled() || s.input.Workload.Rate != 0 || s.table.headers[planUsersColumn] != "Users" {
+	if s.users.Disabled() || s.input.Workload.Rate != 0 || s.table.headers[planUsersColumn] != planColumns[planUsersColumn] {
 		t.Errorf("clearing the rate: users disabled %v, rate %g, column %q", s.users.Disabled(), s.input.Workload.Rate, s.table.headers[planUsersColumn])
 	}
 }
@@ -168,7 +168,7 @@ func TestPlanSummaryAtRate(t *testing.T) {
 	v := PlanView{Hardware: "RTX 4090", Rows: []PlanRow{{Engine: "vllm", Quant: "fp8", Concurrency: 23, MeetsSLO: true,
 		Fits: true, PerUser: 41, Total: 502, TTFT: 101, Capacity: 6.22, Utilization: 0.3215}}}
 	in := PlanInput{Workload: planner.Workload{Rate: 2}}
-	want := "Best on RTX 4090 at 2 req/s: vllm with fp8 weights, 32% of its 6.22 req/s capacity, 23 slots: 41.0 tok/s each, 502 tok/s in all, TTFT 101 ms."
+	want := "Best on RTX 4090 at 2 req/s: vllm with fp8 weights, 32% of its 6.22 req/s capacity, 23 slots: 41.0 tok/s per user, 502 tok/s in all, TTFT 101 ms."
 	if got := planSummary(v, in); got != want {
 		t.Errorf("summary\n got %q\nwant %q", got, want)
 	}

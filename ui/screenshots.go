@@ -79,7 +79,7 @@ func Screenshots(a fyne.App, svc Service, opts ScreenshotOptions) ([]string, err
 // screenshotPass renders tabs in one theme variant with a fresh window.
 func screenshotPass(a fyne.App, svc Service, m planner.Model, opts ScreenshotOptions, v fyne.ThemeVariant, suffix string, tabs []int) ([]string, error) {
 	a.Settings().SetTheme(NewThemeVariant(v))
-	win := New(a, svc, Options{Now: opts.Now, queue: make(uiQueue)})
+	win := New(a, svc, Options{Now: opts.Now, queue: make(uiQueue), Stateless: true})
 	win.Resize(opts.Size)
 	win.Show()
 	defer win.Close()

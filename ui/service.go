@@ -165,8 +165,12 @@ type PlanRow struct {
 	Context     planner.Tokens
 	TTFT        planner.Milliseconds
 	TPOT        planner.Milliseconds
-	PerUser     planner.TokensPerSecond
-	Total       planner.TokensPerSecond
+	// PerUser is one user's tok/s over a request's whole time, TTFT
+	// included; Stream the speed tokens stream at once the answer starts
+	// (1/TPOT); Total all users' output tok/s (never below PerUser).
+	PerUser planner.TokensPerSecond
+	Stream  planner.TokensPerSecond
+	Total   planner.TokensPerSecond
 	// Source labels the speed figures: prior, fitted, calibrated or
 	// measured; ErrorBand is the validation error in percent (0 = unknown).
 	Source    string
@@ -225,7 +229,9 @@ type CompareRow struct {
 	// Config names the best engine, format and KV type ("vllm awq-int4").
 	Config string
 	// Users is how many users the best configuration serves at once;
-	// Total its output tok/s then. SingleUser is tok/s for one user alone.
+	// Total its output tok/s then. SingleUser is tok/s for one user alone
+	// (the device's best configuration for one user, TTFT included): it
+	// does not depend on the users asked for.
 	Users      int
 	SingleUser planner.TokensPerSecond
 	Total      planner.TokensPerSecond

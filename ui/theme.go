@@ -65,7 +65,7 @@ func (t *Theme) Size(n fyne.ThemeSizeName) float32 { return t.base.Size(n) }
 // palette holds the fixed series colours of memory bars and charts. They
 // are mid-tone so that they read on light and dark backgrounds alike.
 var palette = struct {
-	weights, kv, overhead, host, series1, series2, series3, good, warn, bad color.NRGBA
+	weights, kv, overhead, host, series1, series2, series3, good, warn, offload, bad color.NRGBA
 }{
 	weights:  color.NRGBA{R: 0x3b, G: 0x82, B: 0xf6, A: 0xff}, // blue
 	kv:       color.NRGBA{R: 0x8b, G: 0x5c, B: 0xf6, A: 0xff}, // violet
@@ -76,5 +76,6 @@ var palette = struct {
 	series3:  color.NRGBA{R: 0x10, G: 0xb9, B: 0x81, A: 0xff}, // green
 	good:     color.NRGBA{R: 0x16, G: 0xa3, B: 0x4a, A: 0xff},
 	warn:     color.NRGBA{R: 0xd9, G: 0x77, B: 0x06, A: 0xff},
+	offload:  color.NRGBA{R: 0x25, G: 0x63, B: 0xeb, A: 0xff}, // blue
 	bad:      color.NRGBA{R: 0xdc, G: 0x26, B: 0x26, A: 0xff},
 }

@@ -35,9 +35,12 @@ func emptyState(text string) (fyne.CanvasObject, *widget.Label) {
 }
 
 // errorLabel is the inline error line every screen has: red, wrapping,
-// hidden while empty.
+// hidden while empty. An error also hides the results it makes stale
+// (hideOnError), so a red line never sits above the previous input's
+// answer; the screen shows them again with its next answer.
 type errorLabel struct {
 	*widget.Label
+	stale *[]fyne.CanvasObject
 }
 
 func newErrorLabel() errorLabel {
@@ -45,15 +48,24 @@ func newErrorLabel() errorLabel {
 	l.Importance = widget.DangerImportance
 	l.Wrapping = fyne.TextWrapWord
 	l.Hide()
-	return errorLabel{l}
+	return errorLabel{Label: l, stale: new([]fyne.CanvasObject)}
 }
 
-// set shows err, or hides the label when err is nil.
+// hideOnError names objects an error makes stale: set(err) hides them.
+func (e errorLabel) hideOnError(objs ...fyne.CanvasObject) {
+	*e.stale = append(*e.stale, objs...)
+}
+
+// set shows err and hides the stale results, or hides the label when err
+// is nil (the caller shows its results).
 func (e errorLabel) set(err error) {
 	if err == nil {
 		e.SetText("")
 		e.Hide()
 		return
+	}
+	for _, o := range *e.stale {
+		o.Hide()
 	}
 	msg := err.Error()
 	if msg != "" {
@@ -80,6 +92,11 @@ func section(title string, content ...fyne.CanvasObject) *fyne.Container {
 func formRow(label string, input fyne.CanvasObject) []fyne.CanvasObject {
 	l := widget.NewLabel(label)
 	return []fyne.CanvasObject{l, input}
+}
+
+// withUnit puts a unit after an input: "[ 2000 ] ms".
+func withUnit(input fyne.CanvasObject, unit string) fyne.CanvasObject {
+	return container.NewBorder(nil, nil, nil, widget.NewLabel(unit), input)
 }
 
 // form lays rows of formRow out in two columns.
