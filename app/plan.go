@@ -209,5 +209,24 @@ func (a *App) Compare(ctx context.Context, req CompareRequest) (CompareAnswer, e
 	}
 	ans.Request = pr
 	ans.Rows = planner.Compare(pr, machines, devs)
+	a.aloneSpeeds(ans.Rows, pr, machines, devs)
 	return ans, nil
+}
+
+// aloneSpeeds sets each row's SingleUserTPS to the device's answer for one
+// user alone: its best configuration's output tok/s over the whole request
+// at one user (TTFT included). The planner's figure is the one-user speed
+// of the configuration best for the users asked, which changed with the
+// user count and was not the fastest a device serves one user.
+func (a *App) aloneSpeeds(rows []planner.CompareRow, pr planner.PlanRequest, machines []planner.Hardware, devs []int) {
+	one := rows
+	if pr.Workload.Concurrency > 1 {
+		pr.Workload.Concurrency, pr.Workload.Serving = 1, false
+		one = planner.Compare(pr, machines, devs)
+	}
+	for i := range rows {
+		if i < len(one) && one[i].TotalTPS > 0 {
+			rows[i].SingleUserTPS = one[i].TotalTPS
+		}
+	}
 }

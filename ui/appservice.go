@@ -252,33 +252,12 @@ func perUser(p planner.Prediction) planner.TokensPerSecond {
 }
 
 // Compare runs app.Compare over the chosen devices; "" is this machine
-// with its probed memory. Each row's SingleUser is the device's answer
-// for one user alone (a second app.Compare at one user, its best
-// configuration's tok/s), so that it does not change with the users
-// asked for: the best configuration for many users is not the fastest
-// for one, and app's SingleUserTPS is that configuration's.
-func (s *appService) Compare(in CompareInput) ([]CompareRow, error) {
-	out, err := s.compare(in)
-	if err != nil || in.Workload.Concurrency <= 1 {
-		return out, err
-	}
-	one := in
-	one.Workload.Concurrency, one.Workload.Serving = 1, false
-	alone, err := s.compare(one)
-	if err != nil {
-		return nil, err
-	}
-	for i := range out {
-		if i < len(alone) && alone[i].SingleUser > 0 {
-			out[i].SingleUser = alone[i].SingleUser
-		}
-	}
-	return out, nil
-}
+// with its probed memory. Each row's SingleUser is app's one-user figure:
+// the device's best for one user alone, which does not change with the
+// users asked for.
+func (s *appService) Compare(in CompareInput) ([]CompareRow, error) { return s.compare(in) }
 
-// compare is one app.Compare mapped to rows; SingleUser is the best
-// configuration's tok/s for one user over the request's whole time
-// (its total at one user), else its decode speed.
+// compare is one app.Compare mapped to rows.
 func (s *appService) compare(in CompareInput) ([]CompareRow, error) {
 	m := in.Model
 	req := app.CompareRequest{ModelValue: &m, Workload: in.Workload}
@@ -303,9 +282,6 @@ func (s *appService) compare(in CompareInput) ([]CompareRow, error) {
 			PriceUSD: r.PriceUSD, Watts: r.Watts, Verdict: r.Verdict, Config: r.Best,
 			Users: r.MaxUsers, SingleUser: r.SingleUserTPS, Total: r.TotalTPS, TTFT: r.TTFT,
 			PerKiloUSD: r.PerDollar, PerWatt: r.PerWatt, Source: r.Source, Note: r.Why,
-		}
-		if in.Workload.Concurrency <= 1 && r.TotalTPS > 0 {
-			out[i].SingleUser = r.TotalTPS
 		}
 	}
 	return out, nil
