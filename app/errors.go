@@ -40,7 +40,15 @@ func Usagef(format string, a ...any) error { return Usage(fmt.Errorf(format, a..
 
 // asUsage marks the catalog's lookup and validation errors as usage errors
 // and leaves others alone.
+//
+// A configuration an engine cannot run (planner.ErrUnsupported: no kernel
+// for the format on this device, a release without the feature) is not a
+// typo: it is marked ErrNoFit, as a configuration that does not fit, so
+// fit, flags and plan answer it alike (exit 3, HTTP 422).
 func asUsage(err error) error {
+	if errors.Is(err, planner.ErrUnsupported) {
+		return noRun(err)
+	}
 	var nf *planner.NotFoundError
 	var amb *planner.AmbiguousError
 	if errors.As(err, &nf) || errors.As(err, &amb) || errors.Is(err, planner.ErrInvalid) {
@@ -54,4 +62,18 @@ func asUsage(err error) error {
 func IsNotFound(err error) bool {
 	var nf *planner.NotFoundError
 	return errors.As(err, &nf)
+}
+
+// noRunError wraps err so that errors.Is(err, ErrNoFit) holds.
+type noRunError struct{ err error }
+
+func (e *noRunError) Error() string   { return e.err.Error() }
+func (e *noRunError) Unwrap() []error { return []error{e.err, ErrNoFit} }
+
+// noRun marks err as a configuration that cannot run (nil stays nil).
+func noRun(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &noRunError{err}
 }

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/headroom-planner/headroom/planner"
+	"github.com/headroom-planner/headroom/profiles/hub"
 )
 
 // Export is a plan as saved by `plan --export` and the desktop app's Export
@@ -38,14 +41,11 @@ type Export struct {
 // ExportFormats are the formats Encode writes, by file extension.
 var ExportFormats = []string{"toml", "json", "sh"}
 
-// NewExport describes a ranked configuration and its launch command.
-func NewExport(c planner.Candidate, docker bool) (Export, error) {
+// NewExport describes a ranked configuration and its launch command (from
+// App.Launch, so that an export and --emit print the same command).
+func NewExport(c planner.Candidate, l planner.Launch) (Export, error) {
 	if c.Scenario == nil {
 		return Export{}, Usagef("%s does not fit (%s); choose one that does", c.Label(), c.Why)
-	}
-	l, err := planner.LaunchCommand(c, docker)
-	if err != nil {
-		return Export{}, err
 	}
 	sc := c.Scenario
 	e := Export{Model: sc.Model.ID, Hardware: sc.Hardware.ID, Engine: string(c.Engine), Backend: string(c.Backend), Quant: c.Quant,
@@ -142,7 +142,10 @@ type LaunchAnswer struct {
 
 // LaunchFor fits a request and gives its launch command: the command for
 // the users that fit, or ErrNoFit.
-func (a *App) LaunchFor(ctx context.Context, req ScenarioRequest, docker bool) (LaunchAnswer, error) {
+//
+// lr says how the command is wanted (Docker, checkpoint); its release is
+// req.EngineVersion and its users those that fit.
+func (a *App) LaunchFor(ctx context.Context, req ScenarioRequest, lr LaunchRequest) (LaunchAnswer, error) {
 	fa, err := a.Fit(ctx, req)
 	if err != nil {
 		return LaunchAnswer{Fit: fa}, err
@@ -160,15 +163,99 @@ func (a *App) LaunchFor(ctx context.Context, req ScenarioRequest, docker bool) (
 	s.Backend = b
 	cand := planner.Candidate{Scenario: &s, Engine: s.Engine.ID, Backend: b, Quant: s.Quant.ID, KVType: s.KV.ID,
 		Devices: max(s.Devices, 1), Fit: r, Concurrency: n}
-	ans.Launch, err = planner.LaunchCommand(cand, docker)
+	lr.Release, lr.Users, lr.Ref = req.EngineVersion, n, req.Model
+	lr.Model = ResolvedModel{Model: s.Model, Remote: fa.Remote}
+	ans.Launch, err = a.Launch(ctx, cand, lr)
 	return ans, err
 }
 
-// Launch is the launch command of a ranked configuration (docker: the
-// engine's container image instead of a native command).
-func (a *App) Launch(c planner.Candidate, docker bool) (planner.Launch, error) {
+// LaunchRequest says how a launch command is wanted.
+type LaunchRequest struct {
+	// Docker wraps the command in the engine's image, pinned by tag.
+	Docker bool
+	// Release is the engine release the flags are for ("0.11.0", "b6500",
+	// "v0.6.5"; "" = the newest Headroom knows). A bad value is a usage
+	// error.
+	Release string
+	// Users is how many users the server is sized for (vLLM
+	// --max-num-seqs from the workload, not from the longest context); 0 =
+	// the configuration's concurrency.
+	Users int
+	// Model is the reference the model was resolved from: a file, or a Hub
+	// repository, names the checkpoint the command loads.
+	Model ResolvedModel
+	// Ref is the model reference as given (a local path is used as the
+	// checkpoint when it holds the planned format).
+	Ref string
+	// Checkpoint names the checkpoint to load (a Hub repository or a
+	// file); "auto" searches the Hub for one in the planned format. Empty:
+	// search only when the model itself was read from the Hub (so a plan
+	// made offline never waits on the network).
+	Checkpoint string
+}
+
+// Launch is the launch command of a ranked configuration. The checkpoint
+// it loads is, in order: the one the request names; the file or Hub
+// repository the model was read from when it holds the planned format;
+// when asked ("auto") or when the model was read from the Hub, a real
+// checkpoint found on the Hub for a non-GGUF format (hub.FindArtifact:
+// the model's own org first, then known quantizers); else the engine's
+// own rules (the model's repo where it quantizes on load, or a
+// placeholder the shell rejects that says what to look for).
+func (a *App) Launch(ctx context.Context, c planner.Candidate, req LaunchRequest) (planner.Launch, error) {
 	if c.Scenario == nil {
 		return planner.Launch{}, fmt.Errorf("%s does not fit (%s): %w", c.Label(), c.Why, ErrNoFit)
 	}
-	return planner.LaunchCommand(c, docker)
+	if _, err := planner.ParseRelease(req.Release); err != nil {
+		return planner.Launch{}, Usage(err)
+	}
+	o := planner.LaunchOptions{Docker: req.Docker, Release: req.Release, Users: req.Users, Checkpoint: a.checkpoint(ctx, c, req)}
+	l, err := planner.LaunchFor(c, o)
+	if errors.Is(err, planner.ErrBadRelease) {
+		return l, Usage(err)
+	}
+	return l, err
+}
+
+// checkpoint is the checkpoint a launch of c should load ("" = let the
+// engine's rules decide).
+func (a *App) checkpoint(ctx context.Context, c planner.Candidate, req LaunchRequest) string {
+	m := req.Model.Model
+	if c.Scenario == nil {
+		return ""
+	}
+	if req.Checkpoint != "" && req.Checkpoint != "auto" {
+		return req.Checkpoint
+	}
+	switch r := req.Model.Remote; {
+	case req.Ref != "" && LooksLikePath(req.Ref) && m.FileQuant != "" && strings.EqualFold(m.FileQuant, c.Quant):
+		return req.Ref
+	case r != nil && strings.EqualFold(r.Quant, c.Quant) && !c.Scenario.Engine.IsGGML() && len(r.Files) > 0 && strings.HasSuffix(r.Files[0], ".safetensors"):
+		return r.Repo
+	}
+	search := req.Checkpoint == "auto" || req.Model.Remote != nil
+	if !search || !a.opt.Remote || a.opt.Hub.Offline || c.Scenario.Engine.IsGGML() {
+		return ""
+	}
+	q := c.Scenario.Quant
+	if q.Family == planner.FamilyFloat || strings.EqualFold(DefaultQuant(m), q.ID) {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	art, err := hub.FindArtifact(ctx, m.ID, q.ID, a.opt.Hub)
+	if err != nil || art.Repo == "" {
+		return ""
+	}
+	return art.Repo
+}
+
+// LaunchUsers is the users a launch command is sized for: the workload's
+// (a closed loop of N users), at most the configuration's, else (at an
+// arrival rate) the slots the plan gives the engine.
+func LaunchUsers(c planner.Candidate, w planner.Workload) int {
+	if w.Rate == 0 && w.Concurrency > 0 {
+		return min(w.Concurrency, max(c.Concurrency, 1))
+	}
+	return c.Concurrency
 }

@@ -31,6 +31,9 @@ type PlanAnswer struct {
 	Request planner.PlanRequest
 	Result  planner.PlanResult
 	Machine Machine
+	// Model is the model planned and where it came from (for the launch
+	// command's checkpoint).
+	Model ResolvedModel
 }
 
 // Best is the first ranked configuration of the given engine ("" = any),
@@ -94,7 +97,7 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (PlanAnswer, error) {
 	if err != nil {
 		return PlanAnswer{}, err
 	}
-	return PlanAnswer{Request: pr, Result: planner.Plan(pr), Machine: mach}, nil
+	return PlanAnswer{Request: pr, Result: planner.Plan(pr), Machine: mach, Model: rm}, nil
 }
 
 // plannerRequest checks a request and builds the planner's.

@@ -233,7 +233,7 @@ func (s *appService) planRow(c planner.Candidate, w planner.Workload, fits bool)
 		r.Source = "prior"
 	}
 	if fits {
-		if l, err := planner.LaunchCommand(c, false); err == nil {
+		if l, err := s.a.Launch(context.Background(), c, app.LaunchRequest{Users: app.LaunchUsers(c, w), Model: app.ResolvedModel{Model: sc.Model}}); err == nil {
 			r.Launch = strings.TrimSpace(l.String())
 		}
 	}
@@ -450,7 +450,12 @@ func (s *appService) Export(r PlanRow, format string) ([]byte, error) {
 	if !r.Fits || r.Candidate.Scenario == nil {
 		return nil, fmt.Errorf("this configuration does not fit; choose one that does")
 	}
-	e, err := app.NewExport(r.Candidate, false)
+	l, err := s.a.Launch(context.Background(), r.Candidate, app.LaunchRequest{Users: app.LaunchUsers(r.Candidate, r.Workload),
+		Model: app.ResolvedModel{Model: r.Candidate.Scenario.Model}})
+	if err != nil {
+		return nil, err
+	}
+	e, err := app.NewExport(r.Candidate, l)
 	if err != nil {
 		return nil, err
 	}

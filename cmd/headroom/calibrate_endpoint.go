@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -129,20 +128,17 @@ func (f calibrateEndpointFlags) options() (endpoint.Options, error) {
 	return opt, nil
 }
 
-// parseEngineFlag accepts the engine ids and llama-server as llama.cpp.
+// parseEngineFlag reads --engine with the planner's one alias table
+// ("" = detect from the server).
 func parseEngineFlag(s string) (planner.EngineID, error) {
-	switch strings.ToLower(s) {
-	case "":
+	if s == "" {
 		return "", nil
-	case "llama-server", "llamacpp", "llama.cpp":
-		return planner.LlamaCpp, nil
 	}
-	for _, e := range []planner.EngineID{planner.VLLM, planner.SGLang, planner.TGI, planner.Ollama, planner.IKLlamaCpp} {
-		if strings.EqualFold(s, string(e)) {
-			return e, nil
-		}
+	e, err := planner.ParseEngine(s)
+	if err != nil {
+		return "", app.Usagef("--engine: %w", err)
 	}
-	return "", fmt.Errorf("--engine %q: want vllm, sglang, tgi, llama.cpp, ik_llama.cpp or ollama", s)
+	return e, nil
 }
 
 // runCalibrateEndpoint runs the calibration with a progress bar on stderr,

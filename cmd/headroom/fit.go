@@ -60,6 +60,9 @@ func (f *scenarioFlags) request() (app.ScenarioRequest, error) {
 	if f.model == "" {
 		return req, app.Usagef("--model is required (try `headroom list models`)")
 	}
+	if _, err := planner.ParseRelease(f.engineVersion); err != nil {
+		return req, app.Usagef("--engine-version: %w", err)
+	}
 	if f.devices < 1 {
 		return req, app.Usagef("--devices = %d: use 1 or more", f.devices)
 	}

@@ -6,12 +6,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/headroom-planner/headroom/app"
 	"github.com/headroom-planner/headroom/planner"
 )
 
 func newFlagsCmd(g *globalOptions) *cobra.Command {
 	f := &scenarioFlags{}
 	var docker bool
+	var checkpoint string
 	cmd := &cobra.Command{
 		Use:   "flags",
 		Short: "Print the exact launch command for one configuration (engine, format, context, users)",
@@ -28,7 +30,7 @@ func newFlagsCmd(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ans, err := a.LaunchFor(context.Background(), req, docker)
+			ans, err := a.LaunchFor(context.Background(), req, app.LaunchRequest{Docker: docker, Checkpoint: checkpoint})
 			if ans.Fit.Fit.Verdict == planner.DoesNotFit {
 				printFit(cmd.ErrOrStderr(), ans.Fit)
 			}
@@ -44,5 +46,6 @@ func newFlagsCmd(g *globalOptions) *cobra.Command {
 	}
 	f.register(cmd, true)
 	cmd.Flags().BoolVar(&docker, "docker", false, "the official container image instead of a native command")
+	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "the checkpoint to load (a Hub repo or a file), or auto to search the Hub for one in this format")
 	return cmd
 }

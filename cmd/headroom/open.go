@@ -48,10 +48,10 @@ func hubProgress() func(hub.Progress) {
 // appCode maps the application layer's sentinel errors to exit codes.
 func appCode(err error) int {
 	switch {
-	case errors.Is(err, app.ErrUsage):
-		return exitUsage
 	case errors.Is(err, app.ErrNoFit):
 		return exitNoFit
+	case errors.Is(err, app.ErrUsage):
+		return exitUsage
 	}
 	return exitError
 }

@@ -23,6 +23,7 @@ type planOptions struct {
 	engines, quants string
 	emit, export    string
 	docker, jsonOut bool
+	checkpoint      string
 	top             int
 	hostBandwidth   float64
 }
@@ -87,6 +88,8 @@ func newPlanCmd(g *globalOptions) *cobra.Command {
 	f.StringVar(&o.emit, "emit", "", "print the launch command for the best plan of this engine: vllm, llama.cpp, tgi, sglang, ollama")
 	f.BoolVar(&o.docker, "docker", false, "with --emit: the official container image instead of a native command")
 	f.StringVar(&o.export, "export", "", "save the best plan as FILE.toml, FILE.json or FILE.sh")
+	f.StringVar(&o.scen.engineVersion, "engine-version", "", "with --emit/--export: the engine release the command is for (0.11.0, b6500, v0.6.5; default: the newest Headroom knows)")
+	f.StringVar(&o.checkpoint, "checkpoint", "", "with --emit/--export: the checkpoint to load (a Hub repo or a file), or auto to search the Hub for one in the planned format")
 	f.BoolVar(&o.jsonOut, "json", false, "print JSON")
 	f.IntVar(&o.top, "top", 10, "rows of the ranking to show")
 	f.StringVar(&o.scen.hostMemory, "host-memory", "", "system RAM for weights that do not fit the device, e.g. 64GiB (default: probed, or unknown for a catalog machine)")
@@ -98,6 +101,9 @@ func newPlanCmd(g *globalOptions) *cobra.Command {
 func runPlan(cmd *cobra.Command, g *globalOptions, o *planOptions) error {
 	if o.top < 1 {
 		return app.Usagef("--top = %d: show at least 1 row", o.top)
+	}
+	if _, err := planner.ParseRelease(o.scen.engineVersion); err != nil {
+		return app.Usagef("--engine-version: %w", err)
 	}
 	req, err := o.request()
 	if err != nil {
@@ -138,16 +144,20 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planOptions) error {
 		}
 		return withCode(exitNoFit, nil)
 	}
-	if o.emit != "" {
-		l, err := a.Launch(best, o.docker)
+	lreq := app.LaunchRequest{Docker: o.docker, Release: o.scen.engineVersion, Users: app.LaunchUsers(best, ans.Request.Workload),
+		Model: ans.Model, Ref: o.scen.model, Checkpoint: o.checkpoint}
+	if o.emit != "" || o.export != "" {
+		l, err := a.Launch(context.Background(), best, lreq)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "\nLaunch (%s, #%d of the ranking):\n%s", best.Label(), ans.Rank(best), l)
-	}
-	if o.export != "" {
-		if err := exportPlan(o.export, best, o.docker); err != nil {
-			return err
+		if o.emit != "" {
+			fmt.Fprintf(out, "\nLaunch (%s, #%d of the ranking):\n%s", best.Label(), ans.Rank(best), l)
+		}
+		if o.export != "" {
+			if err := exportPlan(o.export, best, l); err != nil {
+				return err
+			}
 		}
 	}
 	if !best.MeetsSLO || short != "" {
@@ -266,12 +276,12 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 
 // exportPlan saves a configuration as app.Export encodes it, by the file's
 // extension: .toml, .json or .sh (executable).
-func exportPlan(path string, c planner.Candidate, docker bool) error {
+func exportPlan(path string, c planner.Candidate, l planner.Launch) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".toml" && ext != ".json" && ext != ".sh" {
 		return app.Usagef("--export %s: use a .toml, .json or .sh file", path)
 	}
-	e, err := app.NewExport(c, docker)
+	e, err := app.NewExport(c, l)
 	if err != nil {
 		return err
 	}
