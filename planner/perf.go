@@ -25,6 +25,13 @@ type Workload struct {
 	// Server scenario, `vllm bench serve --request-rate`); with Saturate
 	// it caps the batch at what that rate keeps in flight (Little's law).
 	Rate float64
+	// Kind is the scenario this workload applies (single, closed, burst
+	// ...); blank for callers that set the fields above directly.
+	Kind WorkloadKind
+	// Burst is the number of prompts sent at once (WorkloadBurst).
+	Burst int
+	// Median asks for per-request figures as medians, not means.
+	Median bool
 }
 
 // Prediction is the speed answer for a scenario and workload.
@@ -712,14 +719,22 @@ func PrefillBatch(s Scenario, n Tokens, b int, p *PerfParams) TokensPerSecond {
 	return prefillBatchWith(newPerfModel(s, p), n, b)
 }
 
-func prefillBatchWith(pm perfModel, n Tokens, b int) TokensPerSecond {
-	s := pm.s
+// batchPrefillCompute is the compute-only ms to prefill b sequences of n
+// tokens: linear layers see all tokens at once, attention is per sequence
+// (2·N_act·b·n + b·2·L·d_attn·n² FLOPs, modeling.md §3.1).
+func (pm perfModel) batchPrefillCompute(n Tokens, b int) float64 {
+	m := pm.s.Model
 	seqs := float64(max(b, 1))
 	tot := float64(n) * seqs
-	m := s.Model
-	// Linear layers see all tokens at once; attention is per sequence.
 	flops := 2*float64(m.active())*tot + seqs*2*float64(m.Layers)*attnDim(m)*float64(n)*float64(n)
-	comp := flops / float64(speedDevices(s)) / (pm.peak * pm.effP) * 1000
+	return flops / float64(speedDevices(pm.s)) / (pm.peak * pm.effP) * 1000
+}
+
+func prefillBatchWith(pm perfModel, n Tokens, b int) TokensPerSecond {
+	s := pm.s
+	tot := float64(n) * float64(max(b, 1))
+	m := s.Model
+	comp := pm.batchPrefillCompute(n, b)
 	read := pm.wt.bytes(m, int(tot)) / (pm.bw * pm.effD) * 1000
 	t := pm.ovh + math.Max(read, comp) + allReduceMs(s, tot)
 	return TokensPerSecond(tot / t * 1000)
