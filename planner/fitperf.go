@@ -356,12 +356,19 @@ func fitQueue(c *Catalog, rows []Measurement, p *PerfParams) map[string]float64 
 	return out
 }
 
-// CrossValidation is leave-one-hardware-out validation of FitPerf.
+// CrossValidation is held-out validation of FitPerf: every row predicted
+// by a fit that never saw its group (its device, or its source).
 type CrossValidation struct {
+	// By names the held-out unit: "hardware" or "source".
+	By      string                  `json:"by"`
 	Metrics map[Metric]MetricReport `json:"metrics"`
 	Folds   int                     `json:"folds"`
 	// Worst are the held-out rows predicted worst, per metric.
 	Worst map[Metric][]RowResult `json:"worst"`
+	// ByScenario and BySource break the held-out errors down.
+	ByScenario map[string]map[Metric]MetricReport `json:"by_scenario"`
+	BySource   map[string]map[Metric]MetricReport `json:"by_source"`
+	Results    []RowResult                        `json:"-"`
 }
 
 // LeaveOneHardwareOut refits without each device in turn and predicts that
@@ -371,27 +378,65 @@ type CrossValidation struct {
 // The per-layer overheads (a handful of backend constants) are taken from
 // full, the fit on all rows; the effects are refitted in every fold.
 func LeaveOneHardwareOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfParams) CrossValidation {
-	byHW := map[string][]Measurement{}
+	return leaveOneGroupOut(c, rows, opt, full, "hardware", func(m Measurement) string { return m.Hardware })
+}
+
+// LeaveOneSourceOut refits without each source (SourceKey: a benchmark
+// repository, a seed, a community thread) in turn and predicts its rows:
+// the error a user should expect on measurements taken by someone the
+// fit never heard from, with their own tools and habits. Its MdAPE per
+// metric is the error band users see.
+func LeaveOneSourceOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfParams) CrossValidation {
+	return leaveOneGroupOut(c, rows, opt, full, "source", SourceKey)
+}
+
+// leaveOneGroupOut is the fold loop of the cross-validations: for each
+// group, fit on the other rows (overheads fixed from full) and predict
+// the group's rows.
+func leaveOneGroupOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfParams, by string, group func(Measurement) string) CrossValidation {
+	groups := map[string][]Measurement{}
+	var names []string
 	for _, m := range rows {
-		byHW[m.Hardware] = append(byHW[m.Hardware], m)
+		g := group(m)
+		if _, ok := groups[g]; !ok {
+			names = append(names, g)
+		}
+		groups[g] = append(groups[g], m)
 	}
 	var res []RowResult
-	for hw, held := range byHW {
+	for _, g := range names {
 		var train []Measurement
 		for _, m := range rows {
-			if m.Hardware != hw {
+			if group(m) != g {
 				train = append(train, m)
 			}
 		}
 		o := opt
 		o.layers = full.LayerOverheadUs
 		p := FitPerf(c, train, o)
-		for _, m := range held {
+		for _, m := range groups[g] {
 			res = append(res, predictRow(c, m, &p))
 		}
 	}
 	rep := Summarize(c, res)
-	return CrossValidation{Metrics: rep.Metrics, Folds: len(byHW), Worst: rep.Worst}
+	return CrossValidation{By: by, Metrics: rep.Metrics, Folds: len(groups), Worst: rep.Worst,
+		ByScenario: rep.ByScenario, BySource: rep.BySource, Results: res}
+}
+
+// ErrorBands are the error bands users see (PerfParams.ErrorBand): per
+// metric, the larger of the in-sample and leave-one-source-out MdAPE,
+// rounded to 0.1%.
+func ErrorBands(inSample Report, loso CrossValidation) map[string]float64 {
+	out := map[string]float64{}
+	for m, r := range inSample.Metrics {
+		out[string(m)] = math.Round(r.MdAPE*10) / 10
+	}
+	for m, r := range loso.Metrics {
+		if r.Predicted > 0 {
+			out[string(m)] = math.Max(out[string(m)], math.Round(r.MdAPE*10)/10)
+		}
+	}
+	return out
 }
 
 // FitMemory fits the vLLM memory constants (activation factor, reserve)
