@@ -19,6 +19,8 @@ type FitOptions struct {
 	Rounds int
 	// layers fixes the per-layer overheads (FitPerfWithOverheads).
 	layers map[string]float64
+	// seqs fixes the per-sequence overheads (FitPerfWithOverheads).
+	seqs map[string]float64
 }
 
 // DefaultRidge is the ridge penalty of FitPerf: among 1, 2, 4, 6 and 8
@@ -222,6 +224,9 @@ func FitPerf(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
 	for k, v := range opt.layers {
 		p.LayerOverheadUs[k] = v
 	}
+	for k, v := range opt.seqs {
+		p.SeqOverheadUs[k] = v
+	}
 	for round := 0; round < opt.Rounds; round++ {
 		for _, dec := range []bool{true, false} {
 			var feats [][]string
@@ -254,54 +259,84 @@ func FitPerf(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
 }
 
 // FitPerfWithOverheads also fits the per-layer step overhead of each
-// backend by coordinate descent over a grid (each candidate refits the
-// efficiencies), scoring decode rows by MdAPE + 0.2·P90.
+// backend and the per-sequence step overhead of each serving engine by
+// coordinate descent over grids (each candidate refits the efficiencies).
+// A candidate is scored on the decode rows by the mean over workload
+// scenarios of MdAPE + 0.2·P90, so the few rows of large batches (bursts,
+// offline runs) weigh as much as the many single-stream ones.
 func FitPerfWithOverheads(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
-	lay := map[string]float64{}
-	backends := map[string]bool{}
+	backends, engines := map[string]bool{}, map[string]bool{}
 	for _, m := range rows {
 		if m.Backend != "" {
 			backends[m.Backend] = true
 		}
+		if WorkloadKindOf(m).Serving() {
+			engines[m.Engine] = true
+		}
 	}
-	names := make([]string, 0, len(backends))
-	for b := range backends {
-		names = append(names, b)
+	score := func(lay, seq map[string]float64) (float64, PerfParams) {
+		o := opt
+		o.layers, o.seqs = lay, seq
+		p := FitPerf(c, rows, o)
+		return decodeScore(c, rows, &p), p
 	}
-	sort.Strings(names)
-	score := func(l map[string]float64) (float64, PerfParams) {
-		p := fitPerfFixed(c, rows, opt, l)
-		var res []RowResult
-		for _, m := range rows {
-			if decodeMetric(m.Metric) {
-				res = append(res, predictRow(c, m, &p))
+	lay, seq := map[string]float64{}, map[string]float64{}
+	best, bp := score(lay, seq)
+	for _, b := range sortedSet(backends) {
+		for _, v := range []float64{0, 15, 30, 50, 80} {
+			trial := withValue(lay, b, v)
+			if sc, p := score(trial, seq); sc < best {
+				best, bp, lay = sc, p, trial
 			}
 		}
-		r := summarize(res)
-		return r.MdAPE + 0.2*r.P90, p
 	}
-	best, bp := score(lay)
-	for pass := 0; pass < 1; pass++ {
-		for _, b := range names {
-			for _, v := range []float64{0, 15, 30, 50, 80} {
-				trial := map[string]float64{}
-				for k, x := range lay {
-					trial[k] = x
-				}
-				trial[b] = v
-				if sc, p := score(trial); sc < best {
-					best, bp, lay = sc, p, trial
-				}
+	for _, e := range sortedSet(engines) {
+		for _, v := range []float64{0, 20, 40, 80} {
+			trial := withValue(seq, e, v)
+			if sc, p := score(lay, trial); sc < best {
+				best, bp, seq = sc, p, trial
 			}
 		}
 	}
 	return bp
 }
 
-func fitPerfFixed(c *Catalog, rows []Measurement, opt FitOptions, lay map[string]float64) PerfParams {
-	o := opt
-	o.layers = lay
-	return FitPerf(c, rows, o)
+// decodeScore is FitPerfWithOverheads' loss: the mean over scenarios of
+// MdAPE + 0.2·P90 of the decode rows.
+func decodeScore(c *Catalog, rows []Measurement, p *PerfParams) float64 {
+	by := map[WorkloadKind][]RowResult{}
+	for _, m := range rows {
+		if decodeMetric(m.Metric) {
+			k := WorkloadKindOf(m)
+			by[k] = append(by[k], predictRow(c, m, p))
+		}
+	}
+	var sum float64
+	for _, rs := range by {
+		r := summarize(rs)
+		sum += r.MdAPE + 0.2*r.P90
+	}
+	return sum / float64(max(len(by), 1))
+}
+
+// withValue is a copy of m with k set to v.
+func withValue(m map[string]float64, k string, v float64) map[string]float64 {
+	out := make(map[string]float64, len(m)+1)
+	for x, y := range m {
+		out[x] = y
+	}
+	out[k] = v
+	return out
+}
+
+// sortedSet lists a set's keys in order.
+func sortedSet(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // fitQueue fits the TTFT queueing share per queueing regime (queueKey) on
@@ -412,7 +447,7 @@ func leaveOneGroupOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfP
 			}
 		}
 		o := opt
-		o.layers = full.LayerOverheadUs
+		o.layers, o.seqs = full.LayerOverheadUs, full.SeqOverheadUs
 		p := FitPerf(c, train, o)
 		for _, m := range groups[g] {
 			res = append(res, predictRow(c, m, &p))

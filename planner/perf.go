@@ -93,6 +93,16 @@ func Features(s Scenario, b Backend) []string {
 	if p := s.Quant.NeedsNative; p != "" && !h.SupportsNative(p) {
 		f = append(f, "nonnative="+string(p))
 	}
+	if s.Engine.IsGGML() {
+		// ggml's kernels changed a lot between builds on the same device
+		// (gpt-oss-20b decode on Strix Halo: 43 → 73 tok/s over 2025):
+		// the build's year is an input, the newest when unstated.
+		f = append(f, "ggml-era="+ggmlEra(s.EngineVersion))
+	}
+	// Formats a backend runs slowly (BF16 GGUF on RDNA's Vulkan/ROCm
+	// paths, +237% against the model in the published rows) and backends
+	// weak on one architecture (prefill on Intel Arc's SYCL/Vulkan).
+	f = append(f, "backend*family="+string(b)+"*"+family, "arch*backend="+h.Arch+"*"+string(b))
 	if s.devices() > 1 {
 		if s.Engine.IsGGML() {
 			f = append(f, "multi-device=layer-split")
@@ -101,6 +111,45 @@ func Features(s Scenario, b Backend) []string {
 		}
 	}
 	return f
+}
+
+// ggmlEra is the year of a llama.cpp build named in an engine_version
+// ("b6918 (2f68ce7cf)", "May-2024 master", "Aug-2025"): a bNNNN build
+// number maps by the release tags' dates (b1700 ≈ Jan 2024, b4400 ≈ Jan
+// 2025, b7600 ≈ Jan 2026 [U: approximate]), else a four-digit year in
+// the text; unknown (a bare commit, blank) is the newest, 2026, which is
+// what a user who does not say runs.
+func ggmlEra(v string) string {
+	if n, ok := buildNumber(v); ok {
+		switch {
+		case n < 1700:
+			return "2023"
+		case n < 4400:
+			return "2024"
+		case n < 7600:
+			return "2025"
+		}
+		return "2026"
+	}
+	for _, y := range []string{"2023", "2024", "2025", "2026"} {
+		if strings.Contains(v, y) {
+			return y
+		}
+	}
+	return "2026"
+}
+
+// buildNumber reads a llama.cpp build tag "bNNNN" at the start of v.
+func buildNumber(v string) (int, bool) {
+	v = strings.TrimSpace(v)
+	if len(v) < 2 || v[0] != 'b' {
+		return 0, false
+	}
+	n, i := 0, 1
+	for ; i < len(v) && v[i] >= '0' && v[i] <= '9' && i < 8; i++ {
+		n = n*10 + int(v[i]-'0')
+	}
+	return n, i > 1
 }
 
 // marlinInt4 reports whether a 4-bit AWQ or GPTQ checkpoint runs on the
@@ -172,6 +221,22 @@ func layerOverheadUs(p *PerfParams, b Backend) float64 {
 		}
 	}
 	return 20
+}
+
+// seqOverheadMs is the host-side ms per running sequence per step for
+// engine e: fitted per engine (PerfParams.SeqOverheadUs), else 0. A
+// Python engine's scheduler, sampler and output processor touch every
+// running request each step, so at a thousand sequences this is tens of
+// milliseconds a step (vLLM issue #8779 and PR #9087 "async output
+// processing" [U: magnitudes]); the GPU step model alone predicted
+// 1000-prompt bursts' TPOT at half the published values.
+func seqOverheadMs(p *PerfParams, e EngineID) float64 {
+	if p != nil {
+		if v, ok := p.SeqOverheadUs[string(e)]; ok {
+			return v / 1000
+		}
+	}
+	return 0
 }
 
 // expertsTouched is the expected number of distinct experts B tokens
@@ -282,6 +347,7 @@ type perfModel struct {
 	bw, peak   float64 // per device, bytes/s and FLOP/s
 	effD, effP float64
 	ovh        float64 // ms per step
+	seqOvh     float64 // ms per running sequence per step
 	kvTok      float64 // per device
 	wt         weightTraffic
 	// queue is the closed-loop queue share σ for fixed and varied
@@ -369,15 +435,16 @@ func newPerfModelEff(s Scenario, p *PerfParams, effD, effP float64) perfModel {
 // one for it.
 func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perfModel {
 	pm := perfModel{
-		s:     s,
-		bw:    s.Hardware.Bandwidth(),
-		peak:  computePeak(s),
-		effD:  t.effD,
-		effP:  t.effP,
-		ovh:   stepOverheadMs(s.Engine, b) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
-		kvTok: float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
-		wt:    newWeightTraffic(s),
-		queue: t.queue,
+		s:      s,
+		bw:     s.Hardware.Bandwidth(),
+		peak:   computePeak(s),
+		effD:   t.effD,
+		effP:   t.effP,
+		ovh:    stepOverheadMs(s.Engine, b) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
+		seqOvh: seqOverheadMs(p, s.Engine.ID),
+		kvTok:  float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
+		wt:     newWeightTraffic(s),
+		queue:  t.queue,
 	}
 	if pm.bw <= 0 {
 		pm.bw = 50e9
@@ -414,7 +481,7 @@ func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 			bound = "host link"
 		}
 	}
-	return pm.ovh + t + allReduceMs(s, float64(b)), bound
+	return pm.ovh + float64(b)*pm.seqOvh + t + allReduceMs(s, float64(b)), bound
 }
 
 // opOffloadMinBatch is the batch from which a GGML GPU backend runs a
@@ -633,9 +700,11 @@ func (pm perfModel) prefillOffloadMs(n float64) float64 {
 }
 
 // Predict returns speed figures for the scenario under workload w, using
-// the fitted efficiencies p (nil = priors).
+// the fitted efficiencies p (nil = priors). The workload's arrival
+// pattern (ParseWorkload: users, burst, rate, offline) picks the
+// scheduler model (predictScheduled).
 func Predict(s Scenario, w Workload, p *PerfParams) Prediction {
-	return predictWith(newPerfModel(s, p), w)
+	return predictScheduled(s, newPerfModel(s, p), w, p, 0, 0)
 }
 
 // genTokens is the workload's generated tokens per request, 128 when

@@ -131,16 +131,10 @@ func WorkloadFor(m Measurement) Workload {
 }
 
 // saturatedBatch is the decode batch of a saturated server: the engine's
-// sequence cap, or fewer when the KV pool holds fewer sequences.
+// sequence cap, or fewer when the KV pool holds fewer sequences at their
+// mean resident context (residentContext).
 func saturatedBatch(s Scenario, w Workload) int {
-	capSeqs := limitsFor(s).maxSeqs // offline runs batch as deep as the engine and KV allow
-	s.Context = w.Prompt + w.Gen
-	s.Concurrency = capSeqs
-	r, err := Fit(s)
-	if err != nil || r.MaxConcurrencyAtContext <= 0 {
-		return 1
-	}
-	return min(capSeqs, r.MaxConcurrencyAtContext)
+	return kvSequences(s, residentContext(w), limitsFor(s).maxSeqs)
 }
 
 // PredictMeasurement predicts the value of a measurement row in its own
@@ -176,15 +170,7 @@ func predictMeasurementEff(c *Catalog, m Measurement, p *PerfParams, effD, effP 
 	if m.Metric == MetricPP && w.Concurrency > 1 {
 		return float64(prefillBatchWith(pm, w.Prompt, w.Concurrency)), nil
 	}
-	var pr Prediction
-	switch {
-	case w.Saturate:
-		pr = predictSaturated(s, w, p, effD, effP, false)
-	case w.Burst > 1:
-		pr = predictBurst(pm, w)
-	default:
-		pr = predictWith(pm, w)
-	}
+	pr := predictScheduled(s, pm, w, p, effD, effP)
 	if m.Metric == MetricTG && w.Serving {
 		// A request's own rate in a serving run is its tokens over its
 		// whole time in the server, TTFT included (benchmark_llm_serving's
@@ -196,12 +182,29 @@ func predictMeasurementEff(c *Catalog, m Measurement, p *PerfParams, effD, effP 
 	return metricOf(pr, m.Metric)
 }
 
+// predictScheduled predicts w by its arrival pattern: a burst by
+// predictBurst, an offline or rate run by predictSaturated (the batch the
+// engine's limits and the KV pool allow, or what the rate keeps in
+// flight), one request or a closed loop of clients by predictWith. effD
+// and effP force the efficiencies when positive (the fitter).
+func predictScheduled(s Scenario, pm perfModel, w Workload, p *PerfParams, effD, effP float64) Prediction {
+	switch {
+	case w.Saturate || w.Kind == WorkloadOffline || w.Kind == WorkloadRate:
+		return predictSaturated(s, w, p, effD, effP, true)
+	case w.Burst > 1:
+		return predictBurst(pm, w)
+	}
+	return predictWith(pm, w)
+}
+
 // predictSaturated predicts a throughput run with no stated concurrency:
 // the batch is what the KV pool holds (offline) or what the arrival rate
-// keeps in flight (server). A multi-device system that may split into
-// replicas (MLPerf: the submitter tunes its layout) is evaluated at every
-// power-of-two tensor-parallel width that divides it, keeping the best
-// throughput.
+// keeps in flight (server). With replicate, a multi-device system is
+// evaluated at every power-of-two tensor-parallel width that divides it
+// (replicas of that width), keeping the best throughput: whoever runs an
+// offline or rate benchmark on N devices picks the layout that serves
+// most (MLPerf submitters run 8 replicas of one or two GPUs; a model that
+// needs all N devices gets all N, as no narrower layout fits it).
 func predictSaturated(s Scenario, w Workload, p *PerfParams, effD, effP float64, replicate bool) Prediction {
 	widths := []int{s.devices()}
 	if replicate {

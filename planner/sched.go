@@ -60,10 +60,19 @@ func limitsFor(s Scenario) schedLimits {
 	return engineLimits(s.Engine.Policy, s.Hardware.Arch, s.Hardware.Memory)
 }
 
-// kvSequences is how many requests of prompt+gen tokens the KV pool holds
-// at once (Fit's MaxConcurrencyAtContext), at most limit.
-func kvSequences(s Scenario, prompt, gen Tokens, limit int) int {
-	s.Context = max(prompt+gen, 1)
+// residentContext is the mean context a running request holds in the KV
+// pool under continuous batching: its depth and prompt, and on average
+// half its generation, since requests in a steady stream are spread over
+// their decode (PagedAttention allocates blocks as tokens are generated,
+// vLLM's block manager; the scheduler admits on current usage).
+func residentContext(w Workload) Tokens {
+	return w.Depth + w.Prompt + Tokens(genTokens(w)/2)
+}
+
+// kvSequences is how many requests of ctx resident tokens the KV pool
+// holds at once (Fit's MaxConcurrencyAtContext), at most limit.
+func kvSequences(s Scenario, ctx Tokens, limit int) int {
+	s.Context = max(ctx, 1)
 	s.Concurrency = limit
 	r, err := Fit(s)
 	if err != nil || r.MaxConcurrencyAtContext <= 0 {
@@ -75,8 +84,7 @@ func kvSequences(s Scenario, prompt, gen Tokens, limit int) int {
 // admissionCap is the most requests the engine runs at once for a
 // workload: its sequence cap, or what the KV pool holds, whichever binds.
 func admissionCap(s Scenario, w Workload) int {
-	lim := limitsFor(s)
-	return max(kvSequences(s, w.Prompt, Tokens(genTokens(w)), lim.maxSeqs), 1)
+	return max(kvSequences(s, residentContext(w), limitsFor(s).maxSeqs), 1)
 }
 
 // chunkedPrefillMs is the time to prefill b prompts of n tokens at
@@ -108,6 +116,7 @@ func (pm perfModel) chunkedPrefillMs(n Tokens, b, budget int) float64 {
 func predictBurst(pm perfModel, w Workload) Prediction {
 	n := max(w.Burst, 1)
 	capN := min(admissionCap(pm.s, w), n)
+	w.Concurrency = capN
 	lim := limitsFor(pm.s)
 	gen := genTokens(w)
 	ctx := float64(w.Depth) + float64(w.Prompt) + gen/2
@@ -152,7 +161,7 @@ func burstPrediction(pm perfModel, w Workload, ttft, tpot []float64, e2e, makesp
 	if len(tpot) == 0 {
 		tp, _ = pm.decodeStep(1, float64(w.Prompt))
 	}
-	step, bound := pm.decodeStep(min(n, admissionCap(pm.s, w)), float64(w.Prompt)+gen/2)
+	step, bound := pm.decodeStep(w.Concurrency, float64(w.Prompt)+gen/2)
 	return Prediction{
 		PrefillTPS:  TokensPerSecond(math.Max(float64(w.Prompt), 1) / pm.prefill(math.Max(float64(w.Prompt), 1), float64(w.Depth)) * 1000),
 		DecodeTPS:   TokensPerSecond(1000 / tp),
@@ -166,7 +175,7 @@ func burstPrediction(pm perfModel, w Workload, ttft, tpot []float64, e2e, makesp
 		DecodeEff:   pm.effD,
 		PrefillEff:  pm.effP,
 		Source:      pm.source,
-		Concurrency: min(n, admissionCap(pm.s, w)),
+		Concurrency: w.Concurrency,
 	}
 }
 
