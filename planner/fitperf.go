@@ -298,7 +298,48 @@ func FitPerfWithOverheads(c *Catalog, rows []Measurement, opt FitOptions) PerfPa
 			}
 		}
 	}
+	bp.RequestOverheadMs = fitRequestOverheads(c, rows, bp, sortedSet(engines))
 	return bp
+}
+
+// fitRequestOverheads picks each serving engine's front-end ms per
+// request on a grid, holding the fitted efficiencies: it moves only when
+// requests arrive together (bursts), so candidates are scored by the
+// mean over scenarios of MdAPE + 0.2·P90 of TTFT rows plus decodeScore.
+func fitRequestOverheads(c *Catalog, rows []Measurement, p PerfParams, engines []string) map[string]float64 {
+	req := map[string]float64{}
+	score := func(r map[string]float64) float64 {
+		pp := p
+		pp.RequestOverheadMs = r
+		return decodeScore(c, rows, &pp) + ttftScore(c, rows, &pp)
+	}
+	best := score(req)
+	for _, e := range engines {
+		for _, v := range []float64{0, 1, 2, 4, 8, 16, 32} {
+			trial := withValue(req, e, v)
+			if sc := score(trial); sc < best {
+				best, req = sc, trial
+			}
+		}
+	}
+	return req
+}
+
+// ttftScore is the mean over scenarios of MdAPE + 0.2·P90 of TTFT rows.
+func ttftScore(c *Catalog, rows []Measurement, p *PerfParams) float64 {
+	by := map[WorkloadKind][]RowResult{}
+	for _, m := range rows {
+		if m.Metric == MetricTTFT {
+			k := WorkloadKindOf(m)
+			by[k] = append(by[k], predictRow(c, m, p))
+		}
+	}
+	var sum float64
+	for _, rs := range by {
+		r := summarize(rs)
+		sum += r.MdAPE + 0.2*r.P90
+	}
+	return sum / float64(max(len(by), 1))
 }
 
 // decodeScore is FitPerfWithOverheads' loss: the mean over scenarios of
@@ -449,6 +490,7 @@ func leaveOneGroupOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfP
 		o := opt
 		o.layers, o.seqs = full.LayerOverheadUs, full.SeqOverheadUs
 		p := FitPerf(c, train, o)
+		p.RequestOverheadMs = full.RequestOverheadMs
 		for _, m := range groups[g] {
 			res = append(res, predictRow(c, m, &p))
 		}

@@ -239,6 +239,22 @@ func seqOverheadMs(p *PerfParams, e EngineID) float64 {
 	return 0
 }
 
+// requestOverheadMs is the serial front-end ms per admitted request for
+// engine e (PerfParams.RequestOverheadMs), else 0. vLLM's API server
+// tokenizes and hands requests to the engine core one at a time, so the
+// last of 1000 prompts sent at once reaches the scheduler seconds after
+// the first (the published bursts' TTFT on H100, where all 1000 are
+// admitted at once, is 2-10× one prefill of the batch) [U: the mechanism
+// is the front end's; the magnitude is fitted].
+func requestOverheadMs(p *PerfParams, e EngineID) float64 {
+	if p != nil {
+		if v, ok := p.RequestOverheadMs[string(e)]; ok {
+			return v
+		}
+	}
+	return 0
+}
+
 // expertsTouched is the expected number of distinct experts B tokens
 // route to with top-k of E uniform experts: E(1 − (1 − k/E)^B)
 // (modeling.md §3.3).
@@ -348,6 +364,7 @@ type perfModel struct {
 	effD, effP float64
 	ovh        float64 // ms per step
 	seqOvh     float64 // ms per running sequence per step
+	reqOvh     float64 // ms of front-end work per admitted request
 	kvTok      float64 // per device
 	wt         weightTraffic
 	// queue is the closed-loop queue share σ for fixed and varied
@@ -442,6 +459,7 @@ func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perf
 		effP:   t.effP,
 		ovh:    stepOverheadMs(s.Engine, b) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
 		seqOvh: seqOverheadMs(p, s.Engine.ID),
+		reqOvh: requestOverheadMs(p, s.Engine.ID),
 		kvTok:  float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
 		wt:     newWeightTraffic(s),
 		queue:  t.queue,

@@ -29,6 +29,11 @@ type PerfParams struct {
 	// by engine (scheduling, sampling, detokenizing and streaming each
 	// request's token), microseconds; fitted (FitPerfWithOverheads).
 	SeqOverheadUs map[string]float64 `toml:"seq_overhead_us" json:"seq_overhead_us"`
+	// RequestOverheadMs is the serial front-end cost of admitting one
+	// request by engine (HTTP handling, tokenization, hand-off to the
+	// engine core), milliseconds; it spreads a burst's arrivals at the
+	// engine over N times it. Fitted (fitRequestOverheads).
+	RequestOverheadMs map[string]float64 `toml:"request_overhead_ms" json:"request_overhead_ms"`
 	// Calibrations are this machine's measured terms, keyed by
 	// CalibrationKey (hardware/engine/backend); they replace the fitted
 	// efficiencies for that key and label figures "calibrated".

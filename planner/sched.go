@@ -111,7 +111,9 @@ func (pm perfModel) chunkedPrefillMs(n Tokens, b, budget int) float64 {
 // requests that already have one decode a token in each of the remaining
 // prefill steps (chunked prefill rides with decodes); then the wave
 // decodes at its batch. Slots free, on average, when the wave's requests
-// finish, which starts the next wave. TTFT includes the wait for a slot.
+// finish, which starts the next wave. TTFT includes the wait for a slot,
+// and request i reaches the engine no sooner than i front-end admissions
+// (requestOverheadMs) after the burst.
 // Mean or median per w.Median.
 func predictBurst(pm perfModel, w Workload) Prediction {
 	n := max(w.Burst, 1)
@@ -130,10 +132,11 @@ func predictBurst(pm perfModel, w Workload) Prediction {
 		step, _ := pm.decodeStep(b, ctx)
 		var finishSum float64
 		for j := 0; j < b; j++ {
-			first := start + pre*float64(j+1)/float64(b)
+			// The front end hands requests over one at a time.
+			first := math.Max(start+pre*float64(j+1)/float64(b), float64(done+j+1)*pm.reqOvh)
 			// Tokens decoded during the prefill steps still to come.
 			during := math.Min(steps*float64(b-1-j)/float64(b), gen-1)
-			last := start + pre + (gen-1-during)*step
+			last := math.Max(start+pre+(gen-1-during)*step, first+(gen-1)*step)
 			ttft = append(ttft, first)
 			if gen > 1 {
 				tpot = append(tpot, (last-first)/(gen-1))
