@@ -99,6 +99,12 @@ func Features(s Scenario, b Backend) []string {
 		// the build's year is an input, the newest when unstated.
 		f = append(f, "ggml-era="+ggmlEra(s.EngineVersion))
 	}
+	if r := releaseLine(s.EngineVersion); r != "" && !s.Engine.IsGGML() {
+		// A serving engine's release line (vLLM 0.4 → 0.11 rewrote its
+		// scheduler and kernels; SGLang 0.3 and 0.5 published speeds a
+		// factor apart on the same GPUs). Unstated: the engine's mean.
+		f = append(f, "release="+eng+"@"+r)
+	}
 	// Formats a backend runs slowly (BF16 GGUF on RDNA's Vulkan/ROCm
 	// paths, +237% against the model in the published rows) and backends
 	// weak on one architecture (prefill on Intel Arc's SYCL/Vulkan).
@@ -137,6 +143,37 @@ func ggmlEra(v string) string {
 		}
 	}
 	return "2026"
+}
+
+// releaseLine is the major.minor of a release named in an engine_version
+// ("v0.11.0" → "0.11", "0.6.1.post2" → "0.6"); "" when it names none.
+func releaseLine(v string) string {
+	v = strings.TrimPrefix(strings.TrimSpace(v), "v")
+	major, rest, ok := strings.Cut(v, ".")
+	if !ok || !allDigits(major) {
+		return ""
+	}
+	minor := rest
+	if i := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+		minor = rest[:i]
+	}
+	if minor == "" {
+		return ""
+	}
+	return major + "." + minor
+}
+
+// allDigits reports whether s is a non-empty run of ASCII digits.
+func allDigits(s string) bool {
+	if s == "" || len(s) > 4 {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // buildNumber reads a llama.cpp build tag "bNNNN" at the start of v.

@@ -88,3 +88,14 @@ func TestEngineLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestReleaseLine(t *testing.T) {
+	for v, want := range map[string]string{
+		"v0.11.0": "0.11", "0.6.1.post2": "0.6", "0.4.3": "0.4", "v0.5.3rc0": "0.5", "v1.2.0rc1": "1.2",
+		"MLPerf v4.1 submission": "", "2025-08 source build": "", "docs@00f3768 (~v1.0)": "", "": "", "v.1": "",
+	} {
+		if got := releaseLine(v); got != want {
+			t.Errorf("releaseLine(%q) = %q, want %q", v, got, want)
+		}
+	}
+}
