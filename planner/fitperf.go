@@ -528,6 +528,7 @@ func FitMemory(c *Catalog, rows []Measurement) (MemoryParams, MetricReport) {
 	}
 	best := DefaultMemoryParams
 	bestScore := math.Inf(1)
+	bestPred := -1
 	var bestRep MetricReport
 	for _, af := range []float64{1} { // physical estimate; matches vLLM's own log (RTX 3090 row) within a few %
 		// The reserve is bounded at 1.5 GiB: the published rows are mostly
@@ -546,8 +547,10 @@ func FitMemory(c *Catalog, rows []Measurement) (MemoryParams, MetricReport) {
 			}
 			r := summarize(res)
 			score := r.MdAPE + 0.2*r.P90
-			if r.Predicted == r.Rows && score < bestScore {
-				best, bestScore, bestRep = mp, score, r
+			// Most rows predicted first (a reserve that makes a row's
+			// model not fit loses it), then the lowest error.
+			if r.Predicted > bestPred || (r.Predicted == bestPred && score < bestScore) {
+				best, bestScore, bestPred, bestRep = mp, score, r.Predicted, r
 			}
 		}
 	}

@@ -57,10 +57,10 @@ func TestNamedScenarioGroups(t *testing.T) {
 		}, 30},
 		{"1000-prompt bursts", func(m planner.Measurement) bool {
 			return m.Scenario == planner.WorkloadBurst && m.Concurrency >= 900
-		}, 40},
+		}, 38},
 		{"sglang request rate", func(m planner.Measurement) bool {
 			return m.Engine == "sglang" && m.Scenario == planner.WorkloadRate
-		}, 200},
+		}, 90},
 	}
 	for _, g := range groups {
 		var sel []planner.Measurement
