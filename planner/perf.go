@@ -25,6 +25,13 @@ type Workload struct {
 	// Server scenario, `vllm bench serve --request-rate`); with Saturate
 	// it caps the batch at what that rate keeps in flight (Little's law).
 	Rate float64
+	// Kind is the scenario this workload applies (single, closed, burst
+	// ...); blank for callers that set the fields above directly.
+	Kind WorkloadKind
+	// Burst is the number of prompts sent at once (WorkloadBurst).
+	Burst int
+	// Median asks for per-request figures as medians, not means.
+	Median bool
 }
 
 // Prediction is the speed answer for a scenario and workload.
@@ -86,6 +93,22 @@ func Features(s Scenario, b Backend) []string {
 	if p := s.Quant.NeedsNative; p != "" && !h.SupportsNative(p) {
 		f = append(f, "nonnative="+string(p))
 	}
+	if s.Engine.IsGGML() {
+		// ggml's kernels changed a lot between builds on the same device
+		// (gpt-oss-20b decode on Strix Halo: 43 → 73 tok/s over 2025):
+		// the build's year is an input, the newest when unstated.
+		f = append(f, "ggml-era="+ggmlEra(s.EngineVersion))
+	}
+	if r := releaseLine(s.EngineVersion); r != "" && !s.Engine.IsGGML() {
+		// A serving engine's release line (vLLM 0.4 → 0.11 rewrote its
+		// scheduler and kernels; SGLang 0.3 and 0.5 published speeds a
+		// factor apart on the same GPUs). Unstated: the engine's mean.
+		f = append(f, "release="+eng+"@"+r)
+	}
+	// Formats a backend runs slowly (BF16 GGUF on RDNA's Vulkan/ROCm
+	// paths, +237% against the model in the published rows) and backends
+	// weak on one architecture (prefill on Intel Arc's SYCL/Vulkan).
+	f = append(f, "backend*family="+string(b)+"*"+family, "arch*backend="+h.Arch+"*"+string(b))
 	if s.devices() > 1 {
 		if s.Engine.IsGGML() {
 			f = append(f, "multi-device=layer-split")
@@ -94,6 +117,76 @@ func Features(s Scenario, b Backend) []string {
 		}
 	}
 	return f
+}
+
+// ggmlEra is the year of a llama.cpp build named in an engine_version
+// ("b6918 (2f68ce7cf)", "May-2024 master", "Aug-2025"): a bNNNN build
+// number maps by the release tags' dates (b1700 ≈ Jan 2024, b4400 ≈ Jan
+// 2025, b7600 ≈ Jan 2026 [U: approximate]), else a four-digit year in
+// the text; unknown (a bare commit, blank) is the newest, 2026, which is
+// what a user who does not say runs.
+func ggmlEra(v string) string {
+	if n, ok := buildNumber(v); ok {
+		switch {
+		case n < 1700:
+			return "2023"
+		case n < 4400:
+			return "2024"
+		case n < 7600:
+			return "2025"
+		}
+		return "2026"
+	}
+	for _, y := range []string{"2023", "2024", "2025", "2026"} {
+		if strings.Contains(v, y) {
+			return y
+		}
+	}
+	return "2026"
+}
+
+// releaseLine is the major.minor of a release named in an engine_version
+// ("v0.11.0" → "0.11", "0.6.1.post2" → "0.6"); "" when it names none.
+func releaseLine(v string) string {
+	v = strings.TrimPrefix(strings.TrimSpace(v), "v")
+	major, rest, ok := strings.Cut(v, ".")
+	if !ok || !allDigits(major) {
+		return ""
+	}
+	minor := rest
+	if i := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+		minor = rest[:i]
+	}
+	if minor == "" {
+		return ""
+	}
+	return major + "." + minor
+}
+
+// allDigits reports whether s is a non-empty run of ASCII digits.
+func allDigits(s string) bool {
+	if s == "" || len(s) > 4 {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// buildNumber reads a llama.cpp build tag "bNNNN" at the start of v.
+func buildNumber(v string) (int, bool) {
+	v = strings.TrimSpace(v)
+	if len(v) < 2 || v[0] != 'b' {
+		return 0, false
+	}
+	n, i := 0, 1
+	for ; i < len(v) && v[i] >= '0' && v[i] <= '9' && i < 8; i++ {
+		n = n*10 + int(v[i]-'0')
+	}
+	return n, i > 1
 }
 
 // marlinInt4 reports whether a 4-bit AWQ or GPTQ checkpoint runs on the
@@ -165,6 +258,38 @@ func layerOverheadUs(p *PerfParams, b Backend) float64 {
 		}
 	}
 	return 20
+}
+
+// seqOverheadMs is the host-side ms per running sequence per step for
+// engine e: fitted per engine (PerfParams.SeqOverheadUs), else 0. A
+// Python engine's scheduler, sampler and output processor touch every
+// running request each step, so at a thousand sequences this is tens of
+// milliseconds a step (vLLM issue #8779 and PR #9087 "async output
+// processing" [U: magnitudes]); the GPU step model alone predicted
+// 1000-prompt bursts' TPOT at half the published values.
+func seqOverheadMs(p *PerfParams, e EngineID) float64 {
+	if p != nil {
+		if v, ok := p.SeqOverheadUs[string(e)]; ok {
+			return v / 1000
+		}
+	}
+	return 0
+}
+
+// requestOverheadMs is the serial front-end ms per admitted request for
+// engine e (PerfParams.RequestOverheadMs), else 0. vLLM's API server
+// tokenizes and hands requests to the engine core one at a time, so the
+// last of 1000 prompts sent at once reaches the scheduler seconds after
+// the first (the published bursts' TTFT on H100, where all 1000 are
+// admitted at once, is 2-10× one prefill of the batch) [U: the mechanism
+// is the front end's; the magnitude is fitted].
+func requestOverheadMs(p *PerfParams, e EngineID) float64 {
+	if p != nil {
+		if v, ok := p.RequestOverheadMs[string(e)]; ok {
+			return v
+		}
+	}
+	return 0
 }
 
 // expertsTouched is the expected number of distinct experts B tokens
@@ -269,6 +394,8 @@ type perfModel struct {
 	bw, peak   float64 // per device, bytes/s and FLOP/s
 	effD, effP float64
 	ovh        float64 // ms per step
+	seqOvh     float64 // ms per running sequence per step
+	reqOvh     float64 // ms of front-end work per admitted request
 	kvTok      float64 // per device
 	wt         weightTraffic
 	// queue is the closed-loop queue share σ for fixed and varied
@@ -356,15 +483,17 @@ func newPerfModelEff(s Scenario, p *PerfParams, effD, effP float64) perfModel {
 // one for it.
 func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perfModel {
 	pm := perfModel{
-		s:     s,
-		bw:    s.Hardware.Bandwidth(),
-		peak:  computePeak(s),
-		effD:  t.effD,
-		effP:  t.effP,
-		ovh:   stepOverheadMs(s.Engine, b) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
-		kvTok: float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
-		wt:    newWeightTraffic(s),
-		queue: t.queue,
+		s:      s,
+		bw:     s.Hardware.Bandwidth(),
+		peak:   computePeak(s),
+		effD:   t.effD,
+		effP:   t.effP,
+		ovh:    stepOverheadMs(s.Engine, b) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
+		seqOvh: seqOverheadMs(p, s.Engine.ID),
+		reqOvh: requestOverheadMs(p, s.Engine.ID),
+		kvTok:  float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
+		wt:     newWeightTraffic(s),
+		queue:  t.queue,
 	}
 	if pm.bw <= 0 {
 		pm.bw = 50e9
@@ -401,7 +530,7 @@ func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 			bound = "host link"
 		}
 	}
-	return pm.ovh + t + allReduceMs(s, float64(b)), bound
+	return pm.ovh + float64(b)*pm.seqOvh + t + allReduceMs(s, float64(b)), bound
 }
 
 // opOffloadMinBatch is the batch from which a GGML GPU backend runs a
@@ -620,9 +749,11 @@ func (pm perfModel) prefillOffloadMs(n float64) float64 {
 }
 
 // Predict returns speed figures for the scenario under workload w, using
-// the fitted efficiencies p (nil = priors).
+// the fitted efficiencies p (nil = priors). The workload's arrival
+// pattern (ParseWorkload: users, burst, rate, offline) picks the
+// scheduler model (predictScheduled).
 func Predict(s Scenario, w Workload, p *PerfParams) Prediction {
-	return predictWith(newPerfModel(s, p), w)
+	return predictScheduled(s, newPerfModel(s, p), w, p, 0, 0)
 }
 
 // genTokens is the workload's generated tokens per request, 128 when
@@ -706,14 +837,22 @@ func PrefillBatch(s Scenario, n Tokens, b int, p *PerfParams) TokensPerSecond {
 	return prefillBatchWith(newPerfModel(s, p), n, b)
 }
 
-func prefillBatchWith(pm perfModel, n Tokens, b int) TokensPerSecond {
-	s := pm.s
+// batchPrefillCompute is the compute-only ms to prefill b sequences of n
+// tokens: linear layers see all tokens at once, attention is per sequence
+// (2·N_act·b·n + b·2·L·d_attn·n² FLOPs, modeling.md §3.1).
+func (pm perfModel) batchPrefillCompute(n Tokens, b int) float64 {
+	m := pm.s.Model
 	seqs := float64(max(b, 1))
 	tot := float64(n) * seqs
-	m := s.Model
-	// Linear layers see all tokens at once; attention is per sequence.
 	flops := 2*float64(m.active())*tot + seqs*2*float64(m.Layers)*attnDim(m)*float64(n)*float64(n)
-	comp := flops / float64(speedDevices(s)) / (pm.peak * pm.effP) * 1000
+	return flops / float64(speedDevices(pm.s)) / (pm.peak * pm.effP) * 1000
+}
+
+func prefillBatchWith(pm perfModel, n Tokens, b int) TokensPerSecond {
+	s := pm.s
+	tot := float64(n) * float64(max(b, 1))
+	m := s.Model
+	comp := pm.batchPrefillCompute(n, b)
 	read := pm.wt.bytes(m, int(tot)) / (pm.bw * pm.effD) * 1000
 	t := pm.ovh + math.Max(read, comp) + allReduceMs(s, tot)
 	return TokensPerSecond(tot / t * 1000)

@@ -25,6 +25,15 @@ type PerfParams struct {
 	// LayerOverheadUs is the fixed cost per layer per step by backend
 	// (kernel launches and synchronization), microseconds.
 	LayerOverheadUs map[string]float64 `toml:"layer_overhead_us" json:"layer_overhead_us"`
+	// SeqOverheadUs is the host-side cost per running sequence per step
+	// by engine (scheduling, sampling, detokenizing and streaming each
+	// request's token), microseconds; fitted (FitPerfWithOverheads).
+	SeqOverheadUs map[string]float64 `toml:"seq_overhead_us" json:"seq_overhead_us"`
+	// RequestOverheadMs is the serial front-end cost of admitting one
+	// request by engine (HTTP handling, tokenization, hand-off to the
+	// engine core), milliseconds; it spreads a burst's arrivals at the
+	// engine over N times it. Fitted (fitRequestOverheads).
+	RequestOverheadMs map[string]float64 `toml:"request_overhead_ms" json:"request_overhead_ms"`
 	// Calibrations are this machine's measured terms, keyed by
 	// CalibrationKey (hardware/engine/backend); they replace the fitted
 	// efficiencies for that key and label figures "calibrated".
@@ -86,6 +95,7 @@ func DefaultPerfParams() PerfParams {
 		QueueFactor: map[string]float64{},
 		// ~5 kernels per layer at a few µs each [U]; fitted per backend.
 		LayerOverheadUs: map[string]float64{},
+		SeqOverheadUs:   map[string]float64{},
 		ErrorBand:       map[string]float64{},
 	}
 }

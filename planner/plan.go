@@ -672,10 +672,14 @@ func paretoBy(cs []Candidate, x func(Candidate) float64) []Candidate {
 	})
 	var out []Candidate
 	bestUser := TokensPerSecond(-1)
+	lastKey := math.NaN()
 	for _, i := range idx {
-		if cs[i].Pred.DecodeTPS > bestUser {
+		// An exact tie with the last kept candidate is not dominated by
+		// it either: keep both.
+		tie := len(out) > 0 && key[i] == lastKey && cs[i].Pred.DecodeTPS == bestUser
+		if cs[i].Pred.DecodeTPS > bestUser || tie {
 			out = append(out, cs[i])
-			bestUser = cs[i].Pred.DecodeTPS
+			bestUser, lastKey = cs[i].Pred.DecodeTPS, key[i]
 		}
 	}
 	return out

@@ -1,10 +1,7 @@
 package planner
 
 import (
-	"fmt"
 	"math"
-	"strconv"
-	"strings"
 )
 
 // ErrUnpredictable marks a measurement the model cannot predict (unknown
@@ -71,83 +68,60 @@ func copyFormats(m map[Backend][]QuantFamily) map[Backend][]QuantFamily {
 	return out
 }
 
-// kvOverrides applies the memory settings a kv_tokens row states in its
-// notes, in any of the spellings the sources use: "gpu_memory_utilization=0.8",
-// "gpu_memory_utilization 0.9", "max_model_len 100000", "--mem-fraction-static
-// 0.93". A value that does not parse ("max_model_len=None") leaves the
-// engine default.
-func kvOverrides(s *Scenario, notes string) {
-	for _, key := range []string{"gpu_memory_utilization", "mem-fraction-static", "mem_fraction_static"} {
-		if f, ok := noteSetting(notes, key); ok && f > 0 && f <= 1 {
-			s.GPUMemoryUtilization = f
-		}
-	}
-	if l, ok := noteSetting(notes, "max_model_len"); ok && l >= 1 && l <= 1<<30 && l == math.Trunc(l) {
-		s.Context = Tokens(l)
-	}
-	if s.Context == 0 {
-		s.Context = s.Model.MaxContext
-	}
-}
+// defaultServingPrompt and defaultServingGen are the mean request lengths
+// assumed for a serving run that states none (MLPerf's OpenOrca set
+// averages ~300 tokens in and out [U: approximate dataset means]).
+const defaultServingPrompt, defaultServingGen = 300, 300
 
-// noteSetting reads the number that follows key in a row's notes, after
-// optional spaces and one optional '=' or ':'. It reports false when the
-// key is absent or no finite number follows it.
-func noteSetting(notes, key string) (float64, bool) {
-	i := strings.Index(notes, key)
-	if i < 0 {
-		return 0, false
-	}
-	rest := strings.TrimLeft(notes[i+len(key):], " ")
-	rest = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(rest, "="), ":"), " ")
-	end := 0
-	for end < len(rest) && strings.IndexByte("0123456789.eE+-", rest[end]) >= 0 {
-		end++
-	}
-	if end < len(rest) && (rest[end]|0x20 >= 'a' && rest[end]|0x20 <= 'z') {
-		return 0, false // "32k", "0.9x": a unit or suffix this reader does not know
-	}
-	f, err := strconv.ParseFloat(rest[:end], 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
-}
+// defaultPrefillPrompt is the prompt of a prefill-speed figure that states
+// no length ("prompt ingestion speed").
+const defaultPrefillPrompt = 2048
 
-// IsServing reports whether a row comes from a closed-loop serving
-// benchmark (interleaved prefills) rather than an offline batch.
-func IsServing(m Measurement) bool {
-	if strings.Contains(m.Notes, "batched-bench") {
+// servingRow reports whether a row's figure comes from requests to a
+// continuously batching server rather than from a kernel benchmark
+// (llama-bench, llama-batched-bench): every closed, burst, rate or offline
+// run, and a single-request run's latency figures when a prompt was sent.
+func servingRow(m Measurement) bool {
+	k := WorkloadKindOf(m)
+	if k.Serving() {
+		return true
+	}
+	if k != WorkloadSingle {
 		return false
 	}
 	switch m.Metric {
 	case MetricTTFT, MetricTPOT, MetricITL, MetricReqPerS:
 		return m.PromptTokens > 0
-	case MetricTotalOut, MetricTG:
-		return m.Concurrency > 1 && m.PromptTokens > 0
 	}
 	return false
 }
 
-// WorkloadFor returns the workload a measurement row describes.
+// IsServing reports whether a row comes from a serving benchmark
+// (servingRow): read from its scenario columns, never its notes.
+func IsServing(m Measurement) bool { return servingRow(m) }
+
+// WorkloadFor returns the workload a measurement row describes, from its
+// columns alone (scenario, lengths, request_rate, concurrency ...).
 func WorkloadFor(m Measurement) Workload {
-	w := Workload{Prompt: Tokens(m.PromptTokens), Gen: Tokens(m.GenTokens), Concurrency: max(m.Concurrency, 1),
-		Depth: Tokens(m.ContextDepth), Serving: IsServing(m)}
+	kind := WorkloadKindOf(m)
+	w := Workload{Kind: kind, Prompt: Tokens(m.PromptTokens), Gen: Tokens(m.GenTokens), Concurrency: max(m.Concurrency, 1),
+		Depth: Tokens(m.ContextDepth), Serving: servingRow(m), VariableLengths: m.Lengths == LengthsVariable,
+		Median: m.Statistic == StatMedian}
 	if m.Metric == MetricPP && w.Prompt == 0 {
-		w.Prompt = 2048 // "prompt ingestion speed" with no length stated
+		w.Prompt = defaultPrefillPrompt
 	}
-	w.VariableLengths = strings.Contains(m.Notes, "ShareGPT") || strings.Contains(m.Source, "002_2b0a8c2b1e11073a")
-	if m.Concurrency == 0 && strings.Contains(m.Notes, "MLPerf") {
-		// MLPerf Offline/Server runs saturate the system; OpenOrca requests
-		// average ~300 tokens in and out [U: approximate dataset means].
-		w.Saturate, w.Serving = true, true
-		w.Prompt, w.Gen = 300, 300
-		w.Rate = targetQPS(m.Notes)
-		// OpenOrca request lengths vary in both scenarios, Offline too.
-		w.VariableLengths = true
-	}
-	if m.Metric == MetricTG && fromBenchmarkLLMServing(m) {
-		w.Serving = true // a request to a server, prompt included
+	switch kind {
+	case WorkloadOffline, WorkloadRate:
+		w.Saturate = true
+		w.Rate = m.RequestRate
+		if kind == WorkloadOffline {
+			w.Rate = 0
+		}
+		if w.Prompt == 0 && w.Gen == 0 {
+			w.Prompt, w.Gen = defaultServingPrompt, defaultServingGen
+		}
+	case WorkloadBurst:
+		w.Burst = w.Concurrency
 	}
 	if m.Metric == MetricTG && !w.Serving {
 		// llama-bench tgN decodes from depth d with no prompt in the cache.
@@ -156,24 +130,11 @@ func WorkloadFor(m Measurement) Workload {
 	return w
 }
 
-// fromBenchmarkLLMServing reports whether a row was measured by
-// France-Travail's benchmark_llm_serving: its notes say so, or it is seed
-// 000, a model card that tool wrote (make_readmes.py).
-func fromBenchmarkLLMServing(m Measurement) bool {
-	return strings.Contains(m.Notes, "benchmark_llm_serving") || strings.Contains(m.Source, "000_c824402b6fa12abf")
-}
-
 // saturatedBatch is the decode batch of a saturated server: the engine's
-// sequence cap, or fewer when the KV pool holds fewer sequences.
+// sequence cap, or fewer when the KV pool holds fewer sequences at their
+// mean resident context (residentContext).
 func saturatedBatch(s Scenario, w Workload) int {
-	capSeqs := 4096 // offline runs batch as deep as KV allows
-	s.Context = w.Prompt + w.Gen
-	s.Concurrency = capSeqs
-	r, err := Fit(s)
-	if err != nil || r.MaxConcurrencyAtContext <= 0 {
-		return 1
-	}
-	return min(capSeqs, r.MaxConcurrencyAtContext)
+	return kvSequences(s, residentContext(w), limitsFor(s).maxSeqs)
 }
 
 // PredictMeasurement predicts the value of a measurement row in its own
@@ -188,8 +149,10 @@ func predictMeasurementEff(c *Catalog, m Measurement, p *PerfParams, effD, effP 
 		return 0, err
 	}
 	if m.Metric == MetricKV {
-		kvOverrides(&s, m.Notes)
+		// The engine's defaults: a row's notes may name other settings,
+		// but predictions read columns only.
 		s.Concurrency = 1
+		s.Context = s.Model.MaxContext
 		r, err := Fit(s)
 		if err != nil {
 			return 0, &ErrUnpredictable{Why: err.Error()}
@@ -207,40 +170,41 @@ func predictMeasurementEff(c *Catalog, m Measurement, p *PerfParams, effD, effP 
 	if m.Metric == MetricPP && w.Concurrency > 1 {
 		return float64(prefillBatchWith(pm, w.Prompt, w.Concurrency)), nil
 	}
-	if w.Saturate {
-		pr := predictSaturated(s, w, p, effD, effP, strings.Contains(m.Notes, "MLPerf"))
-		return metricOf(pr, m.Metric)
-	}
-	pr := predictWith(pm, w)
-	if m.Metric == MetricTG && fromBenchmarkLLMServing(m) {
-		// Its per-request "speed generation" is speed_from_beginning:
-		// generated tokens over the whole query time, TTFT included
-		// (io_classes.py QueryOutput.calculate_derived_stats).
+	pr := predictScheduled(s, pm, w, p, effD, effP)
+	if m.Metric == MetricTG && w.Serving {
+		// A request's own rate in a serving run is its tokens over its
+		// whole time in the server, TTFT included (benchmark_llm_serving's
+		// speed_from_beginning, io_classes.py
+		// QueryOutput.calculate_derived_stats; the only serving tool in
+		// the data that reports a per-request rate).
 		return float64(pr.RequestTPS), nil
 	}
 	return metricOf(pr, m.Metric)
 }
 
-// targetQPS reads the offered load of an MLPerf Server run from a row's
-// notes ("Server (target 8.6 qps)"); 0 when none is stated.
-func targetQPS(notes string) float64 {
-	i := strings.Index(notes, "target ")
-	if i < 0 {
-		return 0
+// predictScheduled predicts w by its arrival pattern: a burst by
+// predictBurst, an offline or rate run by predictSaturated (the batch the
+// engine's limits and the KV pool allow, or what the rate keeps in
+// flight), one request or a closed loop of clients by predictWith. effD
+// and effP force the efficiencies when positive (the fitter).
+func predictScheduled(s Scenario, pm perfModel, w Workload, p *PerfParams, effD, effP float64) Prediction {
+	switch {
+	case w.Saturate || w.Kind == WorkloadOffline || w.Kind == WorkloadRate:
+		return predictSaturated(s, w, p, effD, effP, true)
+	case w.Burst > 1:
+		return predictBurst(pm, w)
 	}
-	var q float64
-	if _, err := fmt.Sscanf(notes[i+len("target "):], "%g qps", &q); err != nil || !(q > 0) || math.IsInf(q, 0) {
-		return 0
-	}
-	return q
+	return predictWith(pm, w)
 }
 
 // predictSaturated predicts a throughput run with no stated concurrency:
 // the batch is what the KV pool holds (offline) or what the arrival rate
-// keeps in flight (server). A multi-device system that may split into
-// replicas (MLPerf: the submitter tunes its layout) is evaluated at every
-// power-of-two tensor-parallel width that divides it, keeping the best
-// throughput.
+// keeps in flight (server). With replicate, a multi-device system is
+// evaluated at every power-of-two tensor-parallel width that divides it
+// (replicas of that width), keeping the best throughput: whoever runs an
+// offline or rate benchmark on N devices picks the layout that serves
+// most (MLPerf submitters run 8 replicas of one or two GPUs; a model that
+// needs all N devices gets all N, as no narrower layout fits it).
 func predictSaturated(s Scenario, w Workload, p *PerfParams, effD, effP float64, replicate bool) Prediction {
 	widths := []int{s.devices()}
 	if replicate {

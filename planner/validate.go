@@ -3,6 +3,8 @@ package planner
 import (
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -31,6 +33,12 @@ type Report struct {
 	Metrics  map[Metric]MetricReport            `json:"metrics"`
 	ByEngine map[string]map[Metric]MetricReport `json:"by_engine"`
 	ByKind   map[string]map[Metric]MetricReport `json:"by_hardware_kind"`
+	// ByScenario breaks errors down by the rows' workload (single,
+	// batched, closed, burst, rate, offline, capacity).
+	ByScenario map[string]map[Metric]MetricReport `json:"by_scenario"`
+	// BySource breaks errors down by the rows' source (a file, page or
+	// seed), the unit leave-one-source-out holds out.
+	BySource map[string]map[Metric]MetricReport `json:"by_source"`
 	Worst    map[Metric][]RowResult             `json:"worst"`
 	// Unpredicted counts rows the model could not predict, by reason.
 	Unpredicted map[string]int `json:"unpredicted"`
@@ -65,24 +73,23 @@ func predictRow(c *Catalog, m Measurement, p *PerfParams) RowResult {
 
 // Summarize builds a Report from row results.
 func Summarize(c *Catalog, res []RowResult) Report {
-	rep := Report{Metrics: map[Metric]MetricReport{}, ByEngine: map[string]map[Metric]MetricReport{},
-		ByKind: map[string]map[Metric]MetricReport{}, Worst: map[Metric][]RowResult{}, Unpredicted: map[string]int{}, Results: res}
-	type key struct{ group, metric string }
+	rep := Report{Metrics: map[Metric]MetricReport{}, Worst: map[Metric][]RowResult{}, Unpredicted: map[string]int{}, Results: res}
 	byMetric := map[Metric][]RowResult{}
-	byEngine := map[key][]RowResult{}
-	byKind := map[key][]RowResult{}
 	for _, r := range res {
 		byMetric[r.Row.Metric] = append(byMetric[r.Row.Metric], r)
-		byEngine[key{r.Row.Engine, string(r.Row.Metric)}] = append(byEngine[key{r.Row.Engine, string(r.Row.Metric)}], r)
-		kind := "unknown"
-		if h, err := c.FindHardware(r.Row.Hardware); err == nil {
-			kind = string(h.Kind)
-		}
-		byKind[key{kind, string(r.Row.Metric)}] = append(byKind[key{kind, string(r.Row.Metric)}], r)
 		if r.Err != "" {
 			rep.Unpredicted[r.Err]++
 		}
 	}
+	rep.ByEngine = breakdown(res, func(m Measurement) string { return m.Engine })
+	rep.ByKind = breakdown(res, func(m Measurement) string {
+		if h, err := c.FindHardware(m.Hardware); err == nil {
+			return string(h.Kind)
+		}
+		return "unknown"
+	})
+	rep.ByScenario = breakdown(res, func(m Measurement) string { return string(WorkloadKindOf(m)) })
+	rep.BySource = breakdown(res, SourceKey)
 	for m, rs := range byMetric {
 		rep.Metrics[m] = summarize(rs)
 		w := predicted(rs)
@@ -92,19 +99,71 @@ func Summarize(c *Catalog, res []RowResult) Report {
 		}
 		rep.Worst[m] = w
 	}
-	for k, rs := range byEngine {
-		if rep.ByEngine[k.group] == nil {
-			rep.ByEngine[k.group] = map[Metric]MetricReport{}
-		}
-		rep.ByEngine[k.group][Metric(k.metric)] = summarize(rs)
-	}
-	for k, rs := range byKind {
-		if rep.ByKind[k.group] == nil {
-			rep.ByKind[k.group] = map[Metric]MetricReport{}
-		}
-		rep.ByKind[k.group][Metric(k.metric)] = summarize(rs)
-	}
 	return rep
+}
+
+// breakdown summarizes results per group (group(row)) and metric.
+func breakdown(res []RowResult, group func(Measurement) string) map[string]map[Metric]MetricReport {
+	type key struct {
+		group  string
+		metric Metric
+	}
+	cells := map[key][]RowResult{}
+	for _, r := range res {
+		k := key{group(r.Row), r.Row.Metric}
+		cells[k] = append(cells[k], r)
+	}
+	out := map[string]map[Metric]MetricReport{}
+	for k, rs := range cells {
+		if out[k.group] == nil {
+			out[k.group] = map[Metric]MetricReport{}
+		}
+		out[k.group][k.metric] = summarize(rs)
+	}
+	return out
+}
+
+// SourceKey names the publisher of a row, the unit leave-one-source-out
+// holds out: a GitHub repository (owner/repo; its discussions, issues
+// and pull requests each count as their own source, being written by
+// different people), a seed document, or a web page's host and first
+// path segment. Only grouping reads it, never a prediction.
+func SourceKey(m Measurement) string {
+	s := strings.TrimSpace(m.Source)
+	if strings.HasPrefix(s, "seed ") {
+		return firstField(s[len("seed "):], " ;,(")
+	}
+	s = firstField(s, " ;#(")
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "https://"), "http://")
+	parts := strings.Split(s, "/")
+	if parts[0] == "github.com" && len(parts) >= 3 {
+		key := strings.Join(parts[1:3], "/")
+		if len(parts) >= 5 && (parts[3] == "discussions" || parts[3] == "issues" || parts[3] == "pull") {
+			key += "/" + parts[3] + "/" + parts[4]
+		}
+		return key
+	}
+	if len(parts) >= 2 {
+		return parts[0] + "/" + parts[1]
+	}
+	return s
+}
+
+// firstField is s up to the first of the bytes in cut.
+func firstField(s, cut string) string {
+	if i := strings.IndexAny(s, cut); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// MdAPEText is the MdAPE as a report prints it: "no rows predicted" when
+// none was, rather than a misleading 0.0.
+func (r MetricReport) MdAPEText() string {
+	if r.Predicted == 0 {
+		return "no rows predicted"
+	}
+	return strconv.FormatFloat(r.MdAPE, 'f', 1, 64)
 }
 
 func predicted(rs []RowResult) []RowResult {

@@ -134,6 +134,8 @@ func (p *parse) happyMetric(d *draft, c happyCard, mt happyMetric, card string) 
 			return false
 		}
 		d.m.Metric, d.m.Value, d.m.Unit, d.m.Concurrency = planner.MetricPP, v, unitTPS, 1
+		// Measured over the tool's dataset of varied prompts, one at a time.
+		d.m.Scenario, d.m.Lengths = planner.WorkloadSingle, planner.LengthsVariable
 		d.notes = []string{card + ": prompt ingestion speed, rounded by the source"}
 	case happyGenRE.MatchString(mt.name):
 		g := happyGenRE.FindStringSubmatch(mt.name)
@@ -146,6 +148,9 @@ func (p *parse) happyMetric(d *draft, c happyCard, mt happyMetric, card string) 
 		d.m.PromptTokens, _ = parseCount(g[2])
 		d.m.GenTokens, _ = parseCount(g[3])
 		d.m.Metric, d.m.Value, d.m.Unit = planner.MetricTG, v, unitTPS
+		// N clients in a closed loop at fixed lengths; the card's figure
+		// is the median request's speed (benchmark_llm_serving).
+		d.m.Scenario, d.m.Lengths, d.m.Statistic = planner.WorkloadClosed, planner.LengthsFixed, planner.StatMedian
 		d.notes = []string{card + ": mean generation speed per request, " + g[1] + " parallel requests, rounded by the source"}
 	case strings.Contains(name, "tokens in kv cache"):
 		v, ok := parseScaled(mt.value)
@@ -154,6 +159,7 @@ func (p *parse) happyMetric(d *draft, c happyCard, mt happyMetric, card string) 
 			return false
 		}
 		d.m.Metric, d.m.Value, d.m.Unit = planner.MetricKV, v, unitTok
+		d.m.Scenario = planner.WorkloadCapacity
 		d.notes = []string{card + "; " + happyKVSettings(c) + "; estimate rounded by the source"}
 	default:
 		p.warn(mt.line, "metric %q not understood; skipped", mt.name)

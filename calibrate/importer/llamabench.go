@@ -96,6 +96,7 @@ func (p *parse) addLlamaBench(r lbRecord) {
 		Engine: "llama.cpp", EngineVersion: r.build, Backend: backend, Devices: devices,
 		Quant: quantFromModelType(r.modelType), KVType: normQuant(r.typeK),
 		Concurrency: 1, ContextDepth: r.nDepth, Metric: metric, Value: r.avgTS, Unit: unitTPS,
+		Scenario: planner.WorkloadSingle, Lengths: planner.LengthsFixed,
 	}
 	if metric == planner.MetricPP {
 		m.PromptTokens = r.nPrompt

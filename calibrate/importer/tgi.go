@@ -179,6 +179,7 @@ func (p *parse) tgiRow(run *tgiRun, line, batch int, metric planner.Metric, v fl
 	m := planner.Measurement{
 		Engine: "tgi", Quant: run.quant, Devices: run.devices, PromptTokens: run.seqLen, GenTokens: run.decodeLen,
 		Concurrency: batch, Metric: metric, Value: v, Unit: unit,
+		Scenario: planner.WorkloadBatched, Lengths: planner.LengthsFixed,
 	}
 	if run.cudaVisible {
 		m.Backend = "cuda"

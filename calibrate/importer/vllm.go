@@ -19,6 +19,9 @@ type serveRun struct {
 	quantHint   string
 	concurrency int
 	numPrompts  int
+	// requestRate is --request-rate: 0 when unstated or inf (the
+	// benchmark's default, every prompt sent at once).
+	requestRate float64
 	dataset     string
 	successful  float64
 	totalIn     float64
@@ -53,9 +56,7 @@ func (p *parse) addServeRun(r serveRun, tool string) {
 	}
 	prompt := roundDiv(r.totalIn, r.successful)
 	gen := roundDiv(r.totalOut, r.successful)
-	if r.concurrency == 0 {
-		p.warn(r.line, "%s result does not state the maximum request concurrency: concurrency left blank", tool)
-	}
+	kind, conc := r.workload()
 	base := tool
 	if r.dataset != "" {
 		base += ", " + r.dataset
@@ -77,8 +78,12 @@ func (p *parse) addServeRun(r serveRun, tool string) {
 		}
 		m := planner.Measurement{
 			Engine: r.engine, EngineVersion: r.engineVersion, Backend: r.backend, Quant: r.quant,
-			Devices: r.devices, PromptTokens: prompt, GenTokens: gen, Concurrency: r.concurrency,
+			Devices: r.devices, PromptTokens: prompt, GenTokens: gen, Concurrency: conc,
 			Metric: metric, Value: v, Unit: unit,
+			Scenario: kind, RequestRate: r.requestRate, NumPrompts: r.numPrompts, Lengths: r.lengths(),
+		}
+		if metric == planner.MetricTTFT || metric == planner.MetricTPOT || metric == planner.MetricITL {
+			m.Statistic = planner.StatMean
 		}
 		p.add(draft{line: r.line, m: m, model: r.model, hardware: r.hardware, quantHint: r.quantHint, weakEngine: r.weakEngine, notes: notes})
 	}
@@ -105,6 +110,55 @@ func (p *parse) addServeRun(r serveRun, tool string) {
 	}
 	mk(planner.MetricTotalOut, r.outTPS, unitTPS, "output token throughput")
 	mk(planner.MetricReqPerS, r.reqPerS, unitRPS, "request throughput")
+}
+
+// workload is the scenario a serve run applied and the concurrency its
+// rows state: --max-concurrency N is N closed-loop clients (one: single);
+// without it, a finite --request-rate is open-loop arrivals (no
+// concurrency) and the default rate inf sends every prompt at once, a
+// burst of num_prompts (benchmarks/README.md).
+func (r serveRun) workload() (planner.WorkloadKind, int) {
+	switch {
+	case r.concurrency == 1:
+		return planner.WorkloadSingle, 1
+	case r.concurrency > 1:
+		return planner.WorkloadClosed, r.concurrency
+	case r.requestRate > 0:
+		return planner.WorkloadRate, 0
+	}
+	n := r.numPrompts
+	if n == 0 {
+		n = int(r.successful)
+	}
+	return planner.WorkloadBurst, n
+}
+
+// lengths is variable for datasets of real conversations (ShareGPT),
+// fixed for the random dataset at its default range ratio 0, else
+// unstated.
+func (r serveRun) lengths() planner.Lengths {
+	d := strings.ToLower(r.dataset)
+	switch {
+	case strings.Contains(d, "sharegpt"):
+		return planner.LengthsVariable
+	case d == "random":
+		return planner.LengthsFixed
+	}
+	return ""
+}
+
+// parseRequestRate reads a --request-rate value: a positive finite
+// number, or inf (reported as 0, no rate limit).
+func parseRequestRate(s string) (float64, bool) {
+	s = strings.Trim(strings.TrimSpace(s), "'\"")
+	if strings.EqualFold(s, "inf") {
+		return 0, true
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v > 0) || v > 1e6 {
+		return 0, false
+	}
+	return v, true
 }
 
 // Console output of `vllm bench serve` (benchmarks/benchmark_serving.py):
@@ -253,6 +307,7 @@ func (p *parse) serveNamespace(run *serveRun, argList string) {
 		run.concurrency = n
 	}
 	run.numPrompts, _ = parseCount(args["num_prompts"])
+	run.requestRate, _ = parseRequestRate(args["request_rate"])
 	// The client backend names the server's API; only engine names count.
 	switch e := normEngine(args["backend"]); e {
 	case "vllm", "tgi", "sglang", "llama.cpp", "trtllm":
@@ -277,6 +332,10 @@ func (p *parse) serveCommand(run *serveRun, line string) {
 		case "--max-concurrency":
 			if n, ok := parseCount(f[i+1]); ok && run.concurrency == 0 {
 				run.concurrency = n
+			}
+		case "--request-rate":
+			if v, ok := parseRequestRate(f[i+1]); ok && run.requestRate == 0 {
+				run.requestRate = v
 			}
 		case "--num-prompts":
 			if n, ok := parseCount(f[i+1]); ok && run.numPrompts == 0 {

@@ -56,6 +56,9 @@ func serveRunFromJSON(line int, f fields) serveRun {
 	}
 	r.numPrompts = f.count("num_prompts")
 	r.concurrency = f.count("max_concurrency")
+	if v, ok := f.num("request_rate"); ok && v > 0 && v <= 1e6 {
+		r.requestRate = v
+	}
 	r.successful, _ = f.num("completed")
 	if r.successful == 0 {
 		r.successful, _ = f.num("completed_requests")

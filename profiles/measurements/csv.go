@@ -18,9 +18,10 @@ import (
 	"github.com/headroom-planner/headroom/planner"
 )
 
-// Published is measurements.csv as shipped (675 rows from benchmark
-// repositories, engine docs and the seed documents; every row names its
-// source). Never edit a row to suit the model.
+// Published is measurements.csv as shipped (963 rows from benchmark
+// repositories, engine docs, MLPerf logs and the seed documents; every row
+// names its source and states its workload in the scenario columns).
+// Never edit a row to suit the model.
 //
 //go:embed data/measurements.csv
 var Published []byte
@@ -47,9 +48,15 @@ func LoadPublished() ([]planner.Measurement, []error, error) {
 	return Read(bytes.NewReader(Published), "measurements.csv")
 }
 
+// ErrNoRows is returned by Read for a file with a header and no rows.
+var ErrNoRows = errors.New("no measurement rows after the header")
+
 // Read parses a CSV in the measurement schema. Columns are found by header
-// name, so extra or reordered columns are fine. Bad rows are returned as
-// RowErrors and skipped; a missing header or required column is fatal.
+// name, so extra or reordered columns are fine, and files written before
+// the scenario columns existed still read (those columns blank). Bad rows
+// are returned as RowErrors naming the file line where the row starts and
+// skipped; a missing header or required column, or a file with no rows
+// at all, is fatal.
 func Read(r io.Reader, name string) ([]planner.Measurement, []error, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
@@ -68,30 +75,34 @@ func Read(r io.Reader, name string) ([]planner.Measurement, []error, error) {
 	}
 	var out []planner.Measurement
 	var rowErrs []error
-	line := 1
+	records := 0
 	for {
 		rec, err := cr.Read()
-		line++
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		records++
 		if err != nil {
 			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				line = pe.Line
-			}
-			rowErrs = append(rowErrs, &RowError{File: name, Line: line, Err: err})
-			if pe == nil {
+			if !errors.As(err, &pe) {
+				rowErrs = append(rowErrs, &RowError{File: name, Err: err})
 				break
 			}
+			rowErrs = append(rowErrs, &RowError{File: name, Line: pe.StartLine, Err: err})
 			continue
 		}
+		// The line the record starts on, not its ordinal: a quoted note
+		// with a newline spans lines.
+		line, _ := cr.FieldPos(0)
 		m, rerr := parseRow(rec, col, name, line)
 		if rerr != nil {
 			rowErrs = append(rowErrs, rerr)
 			continue
 		}
 		out = append(out, m)
+	}
+	if records == 0 {
+		return nil, nil, fmt.Errorf("%s: %w", name, ErrNoRows)
 	}
 	return out, rowErrs, nil
 }
@@ -130,8 +141,12 @@ func parseRow(rec []string, col map[string]int, name string, line int) (planner.
 	m.GenTokens = num("gen_tokens")
 	m.Concurrency = num("concurrency")
 	m.ContextDepth = num("context_depth")
+	m.NumPrompts = num("num_prompts")
 	if firstErr != nil {
 		return m, firstErr
+	}
+	if err := parseWorkloadColumns(&m, get); err != nil {
+		return m, &RowError{File: name, Line: line, Col: err.col, Err: err.err}
 	}
 	v, err := strconv.ParseFloat(get("value"), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
@@ -147,6 +162,35 @@ func parseRow(rec []string, col map[string]int, name string, line int) (planner.
 	return m, nil
 }
 
+// columnError is a bad cell of the workload columns.
+type columnError struct {
+	col string
+	err error
+}
+
+// parseWorkloadColumns reads scenario, request_rate, lengths and statistic
+// into m's typed fields.
+func parseWorkloadColumns(m *planner.Measurement, get func(string) string) *columnError {
+	var err error
+	if m.Scenario, err = planner.ParseWorkloadKind(get("scenario")); err != nil {
+		return &columnError{"scenario", err}
+	}
+	if s := get("request_rate"); s != "" {
+		r, perr := strconv.ParseFloat(s, 64)
+		if perr != nil || !(r > 0) || r > 1e6 {
+			return &columnError{"request_rate", fmt.Errorf("%q is not a positive rate (requests/s)", s)}
+		}
+		m.RequestRate = r
+	}
+	if m.Lengths, err = planner.ParseLengths(get("lengths")); err != nil {
+		return &columnError{"lengths", err}
+	}
+	if m.Statistic, err = planner.ParseStatistic(get("statistic")); err != nil {
+		return &columnError{"statistic", err}
+	}
+	return nil
+}
+
 // Write writes rows as CSV with the schema's header.
 func Write(w io.Writer, rows []planner.Measurement) error {
 	cw := csv.NewWriter(w)
@@ -159,10 +203,17 @@ func Write(w io.Writer, rows []planner.Measurement) error {
 		}
 		return strconv.Itoa(v)
 	}
+	rate := func(r float64) string {
+		if r == 0 {
+			return ""
+		}
+		return strconv.FormatFloat(r, 'g', -1, 64)
+	}
 	for _, m := range rows {
 		rec := []string{m.Hardware, strconv.Itoa(max(m.Devices, 1)), m.Engine, m.Backend, m.EngineVersion, m.Model, m.Quant, m.KVType,
 			itoa(m.PromptTokens), itoa(m.GenTokens), itoa(m.Concurrency), strconv.Itoa(m.ContextDepth), string(m.Metric),
-			strconv.FormatFloat(m.Value, 'g', -1, 64), m.Unit, m.Source, m.Notes}
+			strconv.FormatFloat(m.Value, 'g', -1, 64), m.Unit, m.Source, m.Notes,
+			string(m.Scenario), rate(m.RequestRate), itoa(m.NumPrompts), string(m.Lengths), string(m.Statistic)}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

@@ -2,8 +2,11 @@ package measurements
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/headroom-planner/headroom/planner"
 )
 
 func TestLoadPublished(t *testing.T) {
@@ -14,8 +17,20 @@ func TestLoadPublished(t *testing.T) {
 	if len(rowErrs) != 0 {
 		t.Fatalf("published file has bad rows: %v", rowErrs)
 	}
-	if len(rows) != 675 {
-		t.Fatalf("got %d rows, want 675", len(rows))
+	if len(rows) != 963 {
+		t.Fatalf("got %d rows, want 963", len(rows))
+	}
+	kinds := map[planner.WorkloadKind]int{}
+	for _, m := range rows {
+		kinds[m.Scenario]++
+	}
+	// Counts of the collection's scenario column (benchmarks/README.md).
+	want := map[planner.WorkloadKind]int{planner.WorkloadSingle: 495, planner.WorkloadBatched: 85, planner.WorkloadClosed: 118,
+		planner.WorkloadBurst: 116, planner.WorkloadRate: 37, planner.WorkloadOffline: 80, planner.WorkloadCapacity: 32}
+	for k, n := range want {
+		if kinds[k] != n {
+			t.Errorf("scenario %s: %d rows, want %d", k, kinds[k], n)
+		}
 	}
 	first := rows[0]
 	if first.Hardware != "nvidia-a100-sxm4-80gb" || first.Metric != "kv_tokens" || first.Value != 100000 {
@@ -58,6 +73,38 @@ func TestBadRowsAreReportedNotFatal(t *testing.T) {
 	}
 	if !strings.Contains(errs[0].Error(), "bad.csv:3: column devices") {
 		t.Fatalf("error does not name file, line and column: %v", errs[0])
+	}
+}
+
+func TestRowErrorsNameTheFileLine(t *testing.T) {
+	in := "hardware,engine,model,metric,value,notes,scenario,request_rate,lengths,statistic\n" +
+		"h,vllm,m,tg_tps,1,\"a note\nover two lines\",single,,fixed,mean\n" + // lines 2-3
+		"h,vllm,m,tg_tps,1,,sideways,,,\n" + // line 4
+		"h,vllm,m,ttft_ms,1,,rate,-2,,\n" + // line 5
+		"h,vllm,m,ttft_ms,1,,rate,2,,p50\n" + // line 6
+		"h,vllm,m,ttft_ms,1,,rate,2,varied,\n" // line 7
+	rows, errs, err := Read(strings.NewReader(in), "w.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Scenario != planner.WorkloadSingle || rows[0].Lengths != planner.LengthsFixed || rows[0].Statistic != planner.StatMean {
+		t.Fatalf("good row parsed wrong: %+v", rows)
+	}
+	want := []string{"w.csv:4: column scenario", "w.csv:5: column request_rate", "w.csv:6: column statistic", "w.csv:7: column lengths"}
+	if len(errs) != len(want) {
+		t.Fatalf("errors %v, want %d", errs, len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(errs[i].Error(), w) {
+			t.Errorf("error %d = %v, want it to name %q", i, errs[i], w)
+		}
+	}
+}
+
+func TestHeaderOnlyIsAnError(t *testing.T) {
+	_, _, err := Read(strings.NewReader(strings.Join(planner.MeasurementHeader, ",")+"\n"), "empty.csv")
+	if !errors.Is(err, ErrNoRows) {
+		t.Fatalf("header-only file: err = %v, want ErrNoRows", err)
 	}
 }
 

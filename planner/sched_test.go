@@ -1,0 +1,101 @@
+package planner
+
+import (
+	"testing"
+)
+
+// A burst larger than the engine admits waits for slots: mean TTFT grows
+// with the burst past the admission cap while throughput levels off, and
+// a burst that fits at once has TTFT near its own prefill.
+func TestBurstWaitsForSlots(t *testing.T) {
+	s := testServer()
+	pm := newPerfModel(s, nil)
+	base := Workload{Kind: WorkloadBurst, Prompt: 1024, Gen: 128, Serving: true}
+	capN := admissionCap(s, base)
+	if capN < 2 {
+		t.Fatalf("admission cap %d", capN)
+	}
+	small, big := base, base
+	small.Burst, big.Burst = capN/2, 4*capN
+	ps, pb := predictBurst(pm, small), predictBurst(pm, big)
+	if pb.TTFT <= 2*ps.TTFT {
+		t.Errorf("4× the cap waits too little: TTFT %v vs %v at half the cap", pb.TTFT, ps.TTFT)
+	}
+	if pb.Concurrency != capN {
+		t.Errorf("running %d at once, cap %d", pb.Concurrency, capN)
+	}
+	// Throughput at 4× the cap is within a factor of the cap's own.
+	full := base
+	full.Burst = capN
+	pf := predictBurst(pm, full)
+	if r := float64(pb.TotalTPS) / float64(pf.TotalTPS); r < 0.7 || r > 1.4 {
+		t.Errorf("throughput at 4× cap is %.2f× that at the cap", r)
+	}
+	// Median figures of the same burst are positive and finite.
+	med := big
+	med.Median = true
+	if pm := predictBurst(pm, med); !(pm.TTFT > 0) || !(pm.TPOT > 0) {
+		t.Errorf("median burst figures %v %v", pm.TTFT, pm.TPOT)
+	}
+}
+
+// The per-sequence overhead makes large batches' steps slower, never
+// one sequence's.
+func TestSeqOverheadScalesWithBatch(t *testing.T) {
+	s := testServer()
+	p := DefaultPerfParams()
+	p.SeqOverheadUs = map[string]float64{string(s.Engine.ID): 40}
+	with, without := newPerfModel(s, &p), newPerfModel(s, nil)
+	for _, c := range []struct {
+		b    int
+		want float64 // ms added
+	}{{1, 0.04}, {1000, 40}} {
+		a, _ := with.decodeStep(c.b, 500)
+		z, _ := without.decodeStep(c.b, 500)
+		if d := a - z; d < c.want*0.99 || d > c.want*1.01 {
+			t.Errorf("batch %d: overhead adds %.3f ms, want %.3f", c.b, d, c.want)
+		}
+	}
+}
+
+func TestGGMLEra(t *testing.T) {
+	for v, want := range map[string]string{
+		"b6918 (2f68ce7cf)": "2025", "b7948 (b828e18c7)": "2026", "b3622 (93bc3839)": "2024", "b1000": "2023",
+		"May-2024 master": "2024", "Aug-2025": "2025", "8e672ef (see notes)": "2026", "": "2026", "b": "2026",
+	} {
+		if got := ggmlEra(v); got != want {
+			t.Errorf("ggmlEra(%q) = %s, want %s", v, got, want)
+		}
+	}
+}
+
+func TestEngineLimits(t *testing.T) {
+	cases := []struct {
+		policy, arch string
+		mem          Bytes
+		seqs, budget int
+	}{
+		{"vllm", "hopper", 80 * GiB, 1024, 8192},
+		{"vllm", "ampere", 80 * GiB, 256, 2048}, // A100 keeps the small defaults
+		{"vllm", "ada", 24 * GiB, 256, 2048},
+		{"trtllm", "hopper", 141 * GiB, 2048, 8192},
+		{"llamacpp", "rdna3.5", 128 * GiB, 4, 2048},
+	}
+	for _, c := range cases {
+		l := engineLimits(c.policy, c.arch, c.mem)
+		if l.maxSeqs != c.seqs || l.budget != c.budget {
+			t.Errorf("%s on %s %v: %+v, want %d seqs %d tokens", c.policy, c.arch, c.mem, l, c.seqs, c.budget)
+		}
+	}
+}
+
+func TestReleaseLine(t *testing.T) {
+	for v, want := range map[string]string{
+		"v0.11.0": "0.11", "0.6.1.post2": "0.6", "0.4.3": "0.4", "v0.5.3rc0": "0.5", "v1.2.0rc1": "1.2",
+		"MLPerf v4.1 submission": "", "2025-08 source build": "", "docs@00f3768 (~v1.0)": "", "": "", "v.1": "",
+	} {
+		if got := releaseLine(v); got != want {
+			t.Errorf("releaseLine(%q) = %q, want %q", v, got, want)
+		}
+	}
+}

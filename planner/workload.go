@@ -1,0 +1,143 @@
+package planner
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Bounds of a workload a user may ask for: no engine serves more tokens
+// per request than the longest context in the catalog (Llama 4 Scout's
+// 10M is the outlier; 2M covers every other) nor more requests at once
+// than these; a figure beyond them is a typo, and an error says so rather
+// than capping it silently.
+const (
+	// MaxWorkloadTokens bounds prompt + depth + gen of one request.
+	MaxWorkloadTokens Tokens = 2 << 20
+	// MaxWorkloadRequests bounds users= and burst=.
+	MaxWorkloadRequests = 100_000
+)
+
+// ErrWorkload is wrapped by every ParseWorkload error.
+var ErrWorkload = errors.New("invalid workload")
+
+// ParseWorkload reads a workload such as
+//
+//	prompt=1024,gen=256,users=8     8 clients in a closed loop
+//	prompt=1k,gen=128,burst=1000    1000 prompts sent at once
+//	prompt=300,gen=300,rate=2.5     open-loop arrivals, 2.5 requests/s (or 90/min)
+//	prompt=2k,gen=512,offline       a max-throughput batch run
+//	prompt=512,gen=128              one request at a time
+//
+// with optional depth=N (tokens already cached) and lengths=fixed|variable.
+// Token counts take k (×1024) and M suffixes. users, burst, rate and
+// offline name the arrival pattern; at most one may be given (users=4
+// with rate=2 is contradictory: a rate run has no client count). Values
+// outside MaxWorkloadTokens and MaxWorkloadRequests are errors, never
+// capped. prompt and gen are required.
+func ParseWorkload(s string) (Workload, error) {
+	w := Workload{Kind: WorkloadSingle, Concurrency: 1}
+	var pattern string // the key that set the arrival pattern
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		key, val, hasVal := strings.Cut(part, "=")
+		key = strings.ToLower(strings.TrimSpace(key))
+		val = strings.TrimSpace(val)
+		if seen[key] {
+			return Workload{}, fmt.Errorf("%w: %s given twice", ErrWorkload, key)
+		}
+		seen[key] = true
+		if isPatternKey(key) {
+			if pattern != "" {
+				return Workload{}, fmt.Errorf("%w: %s and %s contradict each other (give one of users=N, burst=N, rate=R or offline)", ErrWorkload, pattern, key)
+			}
+			pattern = key
+		}
+		if key != "offline" && !hasVal {
+			return Workload{}, fmt.Errorf("%w: %q needs a value (%s=...)", ErrWorkload, key, key)
+		}
+		if err := setWorkloadKey(&w, key, val); err != nil {
+			return Workload{}, fmt.Errorf("%w: %s", ErrWorkload, err)
+		}
+	}
+	if !seen["prompt"] || !seen["gen"] {
+		return Workload{}, fmt.Errorf("%w: prompt=N and gen=N are required", ErrWorkload)
+	}
+	if w.Gen == 0 {
+		return Workload{}, fmt.Errorf("%w: gen must be at least 1 token", ErrWorkload)
+	}
+	if tot := w.Prompt + w.Gen + w.Depth; tot > MaxWorkloadTokens {
+		return Workload{}, fmt.Errorf("%w: prompt+depth+gen = %d tokens is above %d", ErrWorkload, tot, MaxWorkloadTokens)
+	}
+	return w, nil
+}
+
+// isPatternKey reports whether key sets the arrival pattern.
+func isPatternKey(key string) bool {
+	switch key {
+	case "users", "burst", "rate", "offline":
+		return true
+	}
+	return false
+}
+
+// setWorkloadKey applies one key=value of ParseWorkload.
+func setWorkloadKey(w *Workload, key, val string) error {
+	switch key {
+	case "prompt", "gen", "depth":
+		t, err := ParseTokens(val)
+		if err != nil {
+			return err
+		}
+		if t > MaxWorkloadTokens {
+			return fmt.Errorf("%s=%s is above %d tokens", key, val, MaxWorkloadTokens)
+		}
+		switch key {
+		case "prompt":
+			w.Prompt = t
+		case "gen":
+			w.Gen = t
+		default:
+			w.Depth = t
+		}
+	case "users", "burst":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 || n > MaxWorkloadRequests {
+			return fmt.Errorf("%s=%s: want a whole number from 1 to %d", key, val, MaxWorkloadRequests)
+		}
+		w.Concurrency = n
+		w.Serving = n > 1
+		w.Kind = WorkloadClosed
+		if n == 1 {
+			w.Kind = WorkloadSingle
+		}
+		if key == "burst" {
+			w.Kind, w.Burst, w.Serving = WorkloadBurst, n, true
+		}
+	case "rate":
+		r, err := ParseRate(val)
+		if err != nil {
+			return fmt.Errorf("rate=%s: %v", val, err)
+		}
+		w.Kind, w.Rate, w.Serving, w.Saturate = WorkloadRate, r, true, true
+	case "offline":
+		if val != "" {
+			return fmt.Errorf("offline takes no value")
+		}
+		w.Kind, w.Serving, w.Saturate = WorkloadOffline, true, true
+	case "lengths":
+		l, err := ParseLengths(val)
+		if err != nil || l == "" {
+			return fmt.Errorf("lengths=%s: want fixed or variable", val)
+		}
+		w.VariableLengths = l == LengthsVariable
+	default:
+		return fmt.Errorf("unknown key %q (want prompt, gen, depth, lengths and one of users, burst, rate, offline)", key)
+	}
+	return nil
+}
