@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -13,65 +12,34 @@ import (
 // 256 generated tokens, one user.
 var DefaultWorkload = planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 1}
 
-// maxGen is the longest generation a workload may ask for (the longest
-// context any catalog model has).
-const maxGen planner.Tokens = 1 << 20
-
-// ParseWorkload reads "prompt=1024,gen=256,users=8" or "rate=2" (requests
-// per second, or "90/min"); missing keys keep DefaultWorkload's values.
-// users and rate together are refused: a closed loop of N users and an
-// open arrival rate are different questions.
+// ParseWorkload reads a workload as planner.ParseWorkload does
+// ("prompt=1024,gen=256,users=8", "burst=1000", "rate=2" or "90/min",
+// "offline"; depth=N, lengths=fixed|variable), with the prompt and output
+// lengths of DefaultWorkload where the string leaves them out. Errors
+// (contradictions such as users with rate, a key given twice, values out
+// of range) are usage errors.
 func ParseWorkload(s string) (planner.Workload, error) {
-	w := DefaultWorkload
 	if strings.TrimSpace(s) == "" {
-		return w, nil
+		return DefaultWorkload, nil
 	}
-	seen := map[string]bool{}
+	has := map[string]bool{}
 	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		if !ok {
-			return w, Usagef("workload %q: want key=value pairs like prompt=1024,gen=256,users=8", s)
-		}
-		key := strings.ToLower(strings.TrimSpace(k))
-		v = strings.TrimSpace(v)
-		switch key {
-		case "prompt", "input", "in":
-			t, err := planner.ParseTokens(v)
-			if err != nil || t <= 0 || t > maxGen {
-				return w, Usagef("workload prompt=%s: want a token count from 1 to %d", v, maxGen)
-			}
-			w.Prompt, key = t, "prompt"
-		case "gen", "output", "out":
-			t, err := planner.ParseTokens(v)
-			if err != nil || t <= 0 || t > maxGen {
-				return w, Usagef("workload gen=%s: want a token count from 1 to %d", v, maxGen)
-			}
-			w.Gen, key = t, "gen"
-		case "users", "concurrency", "c":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 100000 {
-				return w, Usagef("workload users=%s: want 1 to 100000", v)
-			}
-			w.Concurrency, key = n, "users"
-		case "rate", "qps", "rps":
-			r, err := planner.ParseRate(v)
-			if err != nil {
-				return w, Usagef("workload rate=%s: %w", v, err)
-			}
-			if math.IsNaN(r) || math.IsInf(r, 0) || r <= 0 {
-				return w, Usagef("workload rate=%s: want requests per second, a positive rate like 2 or 90/min", v)
-			}
-			w.Rate, key = r, "rate"
-		default:
-			return w, Usagef("workload: unknown key %q (prompt, gen, users, rate)", k)
-		}
-		if seen[key] {
-			return w, Usagef("workload %q: %s given twice", s, key)
-		}
-		seen[key] = true
+		k, _, _ := strings.Cut(strings.TrimSpace(kv), "=")
+		has[strings.ToLower(strings.TrimSpace(k))] = true
 	}
-	if seen["users"] && seen["rate"] {
-		return w, Usagef("workload %q: give users=N (a closed loop of N users) or rate=R (requests arriving at random), not both", s)
+	full := s
+	if !has["gen"] && !has["output"] && !has["out"] {
+		full = fmt.Sprintf("gen=%d,", DefaultWorkload.Gen) + full
+	}
+	if !has["prompt"] && !has["input"] && !has["in"] {
+		full = fmt.Sprintf("prompt=%d,", DefaultWorkload.Prompt) + full
+	}
+	w, err := planner.ParseWorkload(full)
+	if err != nil {
+		return w, Usagef("workload %q: %w", s, err)
+	}
+	if w.Concurrency < 1 {
+		w.Concurrency = 1
 	}
 	return w, nil
 }

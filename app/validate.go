@@ -63,8 +63,9 @@ type Refitted struct {
 	KVReport planner.MetricReport
 	Perf     planner.PerfParams
 	InSample planner.Report
-	// CV is the leave-one-hardware-out result (nil without RefitOptions.CV).
-	CV *planner.CrossValidation
+	// CV is the leave-one-hardware-out result and SourceCV the
+	// leave-one-source-out one (nil without RefitOptions.CV).
+	CV, SourceCV *planner.CrossValidation
 }
 
 // Refit fits the memory and performance models on rows. The error bands
@@ -87,15 +88,24 @@ func (a *App) Refit(ms Measurements, opt RefitOptions) Refitted {
 	}
 	x := planner.LeaveOneHardwareOut(&c, ms.Rows, fo, r.Perf)
 	r.CV = &x
+	lo := planner.LeaveOneSourceOut(&c, ms.Rows, fo, r.Perf)
+	r.SourceCV = &lo
+	// The error bands users see are the larger of in-sample and held out
+	// by source: a new user's benchmark is a source Headroom never saw.
+	r.Perf.ErrorBand = planner.ErrorBands(r.InSample, lo)
+	r.Perf.Fitted += "; leave-one-hardware-out: " + cvText(x) + "; leave-one-source-out: " + cvText(lo)
+	return r
+}
+
+// cvText summarizes a cross-validation per metric.
+func cvText(x planner.CrossValidation) string {
 	s := ""
 	for _, m := range planner.Metrics {
 		if rep, ok := x.Metrics[m]; ok {
 			s += fmt.Sprintf("%s MdAPE %.1f%% (%d/%d); ", m, rep.MdAPE, rep.Predicted, rep.Rows)
-			r.Perf.ErrorBand[string(m)] = round(max(r.Perf.ErrorBand[string(m)], rep.MdAPE), 1)
 		}
 	}
-	r.Perf.Fitted += "; leave-one-hardware-out: " + s
-	return r
+	return s
 }
 
 // EncodeFitted writes a refit as the catalog's fitted.toml.

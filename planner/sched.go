@@ -32,24 +32,24 @@ type schedLimits struct {
 //   - llama.cpp / Ollama: llama-server's parallel slots (-np, 4 when
 //     auto) and -b 2048; Ollama OLLAMA_NUM_PARALLEL 4 [U].
 //   - transformers: one generate call, batch as given.
-func engineLimits(policy string, arch string, mem Bytes) schedLimits {
+func engineLimits(policy Policy, arch string, mem Bytes) schedLimits {
 	big := mem >= 70*GiB && arch != "ampere"
 	switch policy {
-	case "vllm":
+	case PolicyVLLM:
 		if big {
 			return schedLimits{maxSeqs: 1024, budget: 8192}
 		}
 		return schedLimits{maxSeqs: 256, budget: 2048}
-	case "sglang":
+	case PolicySGLang:
 		if mem >= 32*GiB {
 			return schedLimits{maxSeqs: 4096, budget: 8192}
 		}
 		return schedLimits{maxSeqs: 4096, budget: 2048}
-	case "trtllm":
+	case PolicyTRTLLM:
 		return schedLimits{maxSeqs: 2048, budget: 8192}
-	case "tgi":
+	case PolicyTGI:
 		return schedLimits{maxSeqs: 128, budget: 4096}
-	case "llamacpp", "ollama":
+	case PolicyLlamaCpp, PolicyOllama:
 		return schedLimits{maxSeqs: 4, budget: 2048}
 	}
 	return schedLimits{maxSeqs: 1, budget: 1 << 20}

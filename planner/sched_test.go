@@ -82,7 +82,7 @@ func TestEngineLimits(t *testing.T) {
 		{"llamacpp", "rdna3.5", 128 * GiB, 4, 2048},
 	}
 	for _, c := range cases {
-		l := engineLimits(c.policy, c.arch, c.mem)
+		l := engineLimits(Policy(c.policy), c.arch, c.mem)
 		if l.maxSeqs != c.seqs || l.budget != c.budget {
 			t.Errorf("%s on %s %v: %+v, want %d seqs %d tokens", c.policy, c.arch, c.mem, l, c.seqs, c.budget)
 		}

@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -40,18 +42,9 @@ and the fit quality, to a TOML profile. Rebuild to embed the result:
 			r := a.Refit(ms, app.RefitOptions{Ridge: ridge, CV: cv, Date: time.Now().UTC().Format("2006-01-02")})
 			fmt.Fprintf(w, "memory: vLLM activation factor %.2f, reserve %s (kv_tokens MdAPE %.1f%%, %d rows)\n", r.Memory.VLLMActivationFactor, r.Memory.VLLMReserve, r.KVReport.MdAPE, r.KVReport.Rows)
 			fmt.Fprintf(w, "in-sample: %s\n", r.InSample.Describe())
-			if x := r.CV; x != nil {
-				s := ""
-				for _, m := range planner.Metrics {
-					if rep, ok := x.Metrics[m]; ok {
-						s += fmt.Sprintf("%s MdAPE %.1f%% (%d/%d); ", m, rep.MdAPE, rep.Predicted, rep.Rows)
-					}
-				}
-				fmt.Fprintf(w, "leave-one-hardware-out (%d folds): %s\n", x.Folds, s)
-				for _, m := range planner.Metrics {
-					for _, row := range x.Worst[m] {
-						fmt.Fprintf(w, "  held out, worst %-13s %+7.0f%%  %s %s %s c=%d\n", m, row.Signed, row.Row.Hardware, row.Row.Engine, row.Row.Model, row.Row.Concurrency)
-					}
+			for _, x := range []*planner.CrossValidation{r.CV, r.SourceCV} {
+				if x != nil {
+					printCV(w, *x)
 				}
 			}
 			if out == "" {
@@ -106,4 +99,35 @@ func writeFile(path string, data []byte, mode os.FileMode) error {
 		return os.Chmod(path, mode)
 	}
 	return nil
+}
+
+// printCV prints a cross-validation: MdAPE per metric, per workload
+// scenario, and the rows predicted worst when held out.
+func printCV(w io.Writer, x planner.CrossValidation) {
+	s := ""
+	for _, m := range planner.Metrics {
+		if rep, ok := x.Metrics[m]; ok {
+			s += fmt.Sprintf("%s MdAPE %s%% (%d/%d); ", m, rep.MdAPEText(), rep.Predicted, rep.Rows)
+		}
+	}
+	fmt.Fprintf(w, "leave-one-%s-out (%d folds): %s\n", x.By, x.Folds, s)
+	scen := make([]string, 0, len(x.ByScenario))
+	for k := range x.ByScenario {
+		scen = append(scen, k)
+	}
+	sort.Strings(scen)
+	for _, k := range scen {
+		line := ""
+		for _, m := range planner.Metrics {
+			if rep, ok := x.ByScenario[k][m]; ok {
+				line += fmt.Sprintf(" %s %s%% (%d/%d)", m, rep.MdAPEText(), rep.Predicted, rep.Rows)
+			}
+		}
+		fmt.Fprintf(w, "  %-9s%s\n", k, line)
+	}
+	for _, m := range planner.Metrics {
+		for _, row := range x.Worst[m] {
+			fmt.Fprintf(w, "  held out, worst %-13s %+7.0f%%  %s %s %s c=%d\n", m, row.Signed, row.Row.Hardware, row.Row.Engine, row.Row.Model, row.Row.Concurrency)
+		}
+	}
 }

@@ -58,6 +58,10 @@ func printReport(w io.Writer, rep planner.Report, rows bool, skipped int) {
 		if !ok {
 			continue
 		}
+		if r.Predicted == 0 {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t-\t-\t\n", m, r.Rows, r.Predicted, r.MdAPEText())
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%+.1f\t\n", m, r.Rows, r.Predicted, r.MdAPE, r.P90, r.Bias)
 	}
 	tw.Flush()
@@ -67,7 +71,7 @@ func printReport(w io.Writer, rep planner.Report, rows bool, skipped int) {
 	for _, grp := range []struct {
 		title string
 		m     map[string]map[planner.Metric]planner.MetricReport
-	}{{"by engine", rep.ByEngine}, {"by hardware kind", rep.ByKind}} {
+	}{{"by engine", rep.ByEngine}, {"by hardware kind", rep.ByKind}, {"by workload scenario", rep.ByScenario}, {"by source", rep.BySource}} {
 		fmt.Fprintf(w, "\nMdAPE %% %s (predicted/rows):\n", grp.title)
 		keys := make([]string, 0, len(grp.m))
 		for k := range grp.m {
@@ -78,8 +82,10 @@ func printReport(w io.Writer, rep planner.Report, rows bool, skipped int) {
 		for _, k := range keys {
 			fmt.Fprintf(tw, "  %s\t", k)
 			for _, m := range planner.Metrics {
-				if r, ok := grp.m[k][m]; ok {
+				if r, ok := grp.m[k][m]; ok && r.Predicted > 0 {
 					fmt.Fprintf(tw, "%s %.0f%% (%d/%d)\t", m, r.MdAPE, r.Predicted, r.Rows)
+				} else if ok {
+					fmt.Fprintf(tw, "%s - (0/%d)\t", m, r.Rows)
 				}
 			}
 			fmt.Fprintln(tw)
