@@ -63,5 +63,6 @@ func commands(g *globalOptions) []*cobra.Command {
 		newProbeCmd(g),
 		newCalibrateCmd(g),
 		newGUICmd(g),
+		newServeCmd(g),
 	}
 }

@@ -1,0 +1,335 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/headroom-planner/headroom/app"
+	"github.com/headroom-planner/headroom/planner"
+)
+
+// route is one REST endpoint: its method and path, what it does, and the
+// operation behind it. The OpenAPI document is written from this table.
+type route struct {
+	Method, Path string
+	Summary      string
+	// Body is true when the endpoint takes a Request as its JSON body.
+	Body bool
+	// Response names the OpenAPI schema of a 200 answer.
+	Response string
+	// Query lists the query parameters (GET).
+	Query  []string
+	handle func(*Server, context.Context, *http.Request) (int, any, error)
+}
+
+// apiRoutes are the REST endpoints.
+var apiRoutes = []route{
+	{Method: "POST", Path: "/api/fit", Summary: "Can I run it? Memory verdict, breakdown and one user's speed (headroom fit --json); 422 when it does not fit", Body: true, Response: "FitJSON", handle: (*Server).fit},
+	{Method: "POST", Path: "/api/plan", Summary: "What should I run? Ranked configurations for a workload and SLO (headroom plan --json); 422 when nothing fits", Body: true, Response: "PlanResult", handle: (*Server).plan},
+	{Method: "POST", Path: "/api/compare", Summary: "Which hardware? One row per machine of the comma-separated hardware list (headroom compare --json)", Body: true, Response: "CompareRows", handle: (*Server).compare},
+	{Method: "POST", Path: "/api/flags", Summary: "The launch command for one configuration (headroom flags); 422 when it does not fit", Body: true, Response: "LaunchJSON", handle: (*Server).flags},
+	{Method: "GET", Path: "/api/list/{what}", Summary: "The catalog: what is hardware, models, engines or quants (headroom list WHAT --json)", Response: "List", Query: []string{"filter", "vendor", "kind", "min-memory"}, handle: (*Server).list},
+	{Method: "GET", Path: "/api/validate", Summary: "Prediction error on the embedded published measurements (headroom validate --json)", Response: "Report", handle: (*Server).validate},
+	{Method: "GET", Path: "/api/probe", Summary: "The server's machine: devices, catalog matches, usable memory per engine (headroom probe --json)", Response: "ProbeJSON", handle: (*Server).probe},
+	{Method: "GET", Path: "/api/openapi.json", Summary: "This document", Response: "OpenAPI", handle: (*Server).openapi},
+}
+
+// routes builds the whole handler: the API, MCP and the page.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	byPath := map[string][]route{}
+	s.table = apiRoutes
+	for _, rt := range s.table {
+		byPath[rt.Path] = append(byPath[rt.Path], rt)
+	}
+	for path, rts := range byPath {
+		mux.Handle(path, s.guarded(s.api(rts)))
+	}
+	mux.Handle("/api/", s.guarded(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, withStatus(http.StatusNotFound, fmt.Errorf("no endpoint %s; see /api/openapi.json", r.URL.Path)))
+	})))
+	mux.Handle("/mcp", s.guarded(s.mcpHandler()))
+	mux.Handle("/", staticHandler())
+	return s.logged(mux)
+}
+
+// api dispatches one path's methods, checks the content type of bodies,
+// and writes the answer or the error as JSON.
+func (s *Server) api(rts []route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var rt *route
+		var allow []string
+		for i := range rts {
+			allow = append(allow, rts[i].Method)
+			if rts[i].Method == r.Method || (r.Method == http.MethodHead && rts[i].Method == http.MethodGet) {
+				rt = &rts[i]
+			}
+		}
+		if rt == nil {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, withStatus(http.StatusMethodNotAllowed, fmt.Errorf("%s %s: use %s", r.Method, r.URL.Path, strings.Join(allow, " or "))))
+			return
+		}
+		if rt.Body {
+			if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+				writeError(w, withStatus(http.StatusUnsupportedMediaType, fmt.Errorf("%s %s: send Content-Type: application/json", r.Method, r.URL.Path)))
+				return
+			}
+		}
+		res := s.compute(r.Context(), func(ctx context.Context) (int, any, error) { return rt.handle(s, ctx, r) })
+		if res.err != nil {
+			writeError(w, res.err)
+			return
+		}
+		writeJSON(w, res.status, res.body)
+	})
+}
+
+// encode is the CLI's JSON: two-space indent, a trailing newline.
+func encode(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// writeJSON writes v with status (200 when 0).
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := encode(v)
+	if err != nil {
+		writeError(w, fmt.Errorf("encode answer: %w", err))
+		return
+	}
+	if status == 0 {
+		status = http.StatusOK
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// writeError writes err as ErrorJSON with its status (Retry-After on 503).
+func writeError(w http.ResponseWriter, err error) {
+	st := statusOf(err)
+	if st == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	b, _ := encode(errorBody(err))
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(st)
+	w.Write(b)
+}
+
+// decode reads the request body.
+func decode(r *http.Request) (Request, error) {
+	return DecodeRequest(r.Body)
+}
+
+// model resolves a model reference in the catalog only (unless
+// AllowModelFiles): the server reads no file a client names.
+func (s *Server) model(ref string) (*planner.Model, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return nil, app.Usagef("model is required (see /api/list/models)")
+	}
+	if s.cfg.AllowModelFiles {
+		m, err := s.app.ResolveModel(ref)
+		return &m, err
+	}
+	m, err := s.app.Catalog().FindModel(ref)
+	if err != nil {
+		if app.IsNotFound(err) {
+			return nil, err
+		}
+		return nil, app.Usage(err)
+	}
+	return &m, nil
+}
+
+// fitStatus is the status of a fit answer: 422 when it does not fit (the
+// CLI's exit 3), else 200.
+func fitStatus(r planner.FitResult) int {
+	if r.Verdict == planner.DoesNotFit {
+		return http.StatusUnprocessableEntity
+	}
+	return http.StatusOK
+}
+
+// Fit answers a fit request as `headroom fit --json` does.
+func (s *Server) Fit(ctx context.Context, q Request) (int, app.FitJSON, error) {
+	req, err := q.scenario()
+	if err != nil {
+		return 0, app.FitJSON{}, err
+	}
+	if req.ModelValue, err = s.model(q.Model); err != nil {
+		return 0, app.FitJSON{}, err
+	}
+	ans, err := s.app.Fit(ctx, req)
+	if err != nil {
+		return 0, app.FitJSON{}, err
+	}
+	return fitStatus(ans.Fit), app.NewFitJSON(ans), nil
+}
+
+// Plan answers a plan request as `headroom plan --json` does (422 when
+// nothing fits).
+func (s *Server) Plan(ctx context.Context, q Request) (int, planner.PlanResult, error) {
+	req, err := q.plan()
+	if err != nil {
+		return 0, planner.PlanResult{}, err
+	}
+	if req.ModelValue, err = s.model(q.Model); err != nil {
+		return 0, planner.PlanResult{}, err
+	}
+	ans, err := s.app.Plan(ctx, req)
+	if err != nil {
+		return 0, planner.PlanResult{}, err
+	}
+	if _, ok := ans.Best(""); !ok {
+		return http.StatusUnprocessableEntity, ans.Result, nil
+	}
+	return http.StatusOK, ans.Result, nil
+}
+
+// Compare answers as `headroom compare --json` does.
+func (s *Server) Compare(ctx context.Context, q Request) ([]planner.CompareRow, error) {
+	req, err := q.compare()
+	if err != nil {
+		return nil, err
+	}
+	if req.ModelValue, err = s.model(q.Model); err != nil {
+		return nil, err
+	}
+	ans, err := s.app.Compare(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return ans.Rows, nil
+}
+
+// Flags gives the launch command `headroom flags` prints, as LaunchJSON.
+func (s *Server) Flags(ctx context.Context, q Request) (app.LaunchJSON, error) {
+	req, err := q.scenario()
+	if err != nil {
+		return app.LaunchJSON{}, err
+	}
+	if req.ModelValue, err = s.model(q.Model); err != nil {
+		return app.LaunchJSON{}, err
+	}
+	ans, err := s.app.LaunchFor(ctx, req, q.Docker)
+	if err != nil {
+		return app.LaunchJSON{}, err
+	}
+	return app.NewLaunchJSON(ans), nil
+}
+
+// ListQuery is what to list and how to filter it (headroom list's flags).
+type ListQuery struct {
+	What      string `json:"what" jsonschema:"hardware, models, engines or quants"`
+	Filter    string `json:"filter,omitempty" jsonschema:"substring of id or name"`
+	Vendor    string `json:"vendor,omitempty" jsonschema:"hardware vendor: nvidia, amd, apple, intel"`
+	Kind      string `json:"kind,omitempty" jsonschema:"hardware kind: gpu, apu, soc, cpu"`
+	MinMemory string `json:"min-memory,omitempty" jsonschema:"hardware with at least this much memory, e.g. 64GiB"`
+}
+
+// List lists the catalog as `headroom list WHAT --json` does.
+func (s *Server) List(q ListQuery) (any, error) {
+	f := app.ListFilter{Text: q.Filter, Vendor: q.Vendor, Kind: q.Kind}
+	if q.MinMemory != "" {
+		var err error
+		if f.MinMemory, err = app.ParseSize(q.MinMemory); err != nil {
+			return nil, fmt.Errorf("min-memory: %w", err)
+		}
+	}
+	switch q.What {
+	case "hardware":
+		return s.app.Hardware(f), nil
+	case "models":
+		return s.app.Models(f), nil
+	case "engines":
+		return s.app.Engines(f), nil
+	case "quants":
+		return s.app.Quants(f), nil
+	}
+	return nil, withStatus(http.StatusNotFound, app.Usagef("list %q: want hardware, models, engines or quants", q.What))
+}
+
+// Probe probes the server's machine as `headroom probe --json` does.
+func (s *Server) Probe(ctx context.Context) (app.ProbeJSON, error) {
+	m, devs, err := s.app.ProbeReport(ctx)
+	if err != nil {
+		return app.ProbeJSON{}, err
+	}
+	return app.NewProbeJSON(m, devs), nil
+}
+
+func (s *Server) fit(ctx context.Context, r *http.Request) (int, any, error) {
+	q, err := decode(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	return s.Fit(ctx, q)
+}
+
+func (s *Server) plan(ctx context.Context, r *http.Request) (int, any, error) {
+	q, err := decode(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	return s.Plan(ctx, q)
+}
+
+func (s *Server) compare(ctx context.Context, r *http.Request) (int, any, error) {
+	q, err := decode(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	rows, err := s.Compare(ctx, q)
+	return 0, rows, err
+}
+
+func (s *Server) flags(ctx context.Context, r *http.Request) (int, any, error) {
+	q, err := decode(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	l, err := s.Flags(ctx, q)
+	return 0, l, err
+}
+
+func (s *Server) list(ctx context.Context, r *http.Request) (int, any, error) {
+	v := r.URL.Query()
+	for k := range v {
+		switch k {
+		case "filter", "vendor", "kind", "min-memory":
+		default:
+			return 0, nil, app.Usagef("list: unknown query parameter %q (filter, vendor, kind, min-memory)", k)
+		}
+	}
+	rows, err := s.List(ListQuery{What: r.PathValue("what"), Filter: v.Get("filter"), Vendor: v.Get("vendor"), Kind: v.Get("kind"), MinMemory: v.Get("min-memory")})
+	return 0, rows, err
+}
+
+func (s *Server) validate(ctx context.Context, r *http.Request) (int, any, error) {
+	ms, err := app.LoadMeasurements("")
+	if err != nil {
+		return 0, nil, err
+	}
+	return 0, s.app.Validate(ms), nil
+}
+
+func (s *Server) probe(ctx context.Context, r *http.Request) (int, any, error) {
+	p, err := s.Probe(ctx)
+	return 0, p, err
+}
+
+func (s *Server) openapi(context.Context, *http.Request) (int, any, error) {
+	return 0, openAPI(s.table), nil
+}
