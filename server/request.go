@@ -79,7 +79,8 @@ func DecodeRequest(r io.Reader) (Request, error) {
 	if err := dec.Decode(&req); err != nil {
 		return req, decodeError(err)
 	}
-	if err := dec.Decode(&struct{}{}); err != io.EOF {
+	var extra json.RawMessage
+	if err := dec.Decode(&extra); err != io.EOF {
 		if err == nil {
 			err = errors.New("more than one JSON value")
 		}
