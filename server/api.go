@@ -32,6 +32,7 @@ var apiRoutes = []route{
 	{Method: "POST", Path: "/api/plan", Summary: "What should I run? Ranked configurations for a workload and SLO (headroom plan --json); 422 when nothing fits", Body: true, Response: "PlanResult", handle: (*Server).plan},
 	{Method: "POST", Path: "/api/compare", Summary: "Which hardware? One row per machine of the comma-separated hardware list (headroom compare --json)", Body: true, Response: "CompareRows", handle: (*Server).compare},
 	{Method: "POST", Path: "/api/flags", Summary: "The launch command for one configuration (headroom flags); 422 when it does not fit", Body: true, Response: "LaunchJSON", handle: (*Server).flags},
+	{Method: "POST", Path: "/api/export", Summary: "The best plan as a file: TOML, JSON or a shell script (headroom plan --export FILE.toml|.json|.sh)", Body: true, Response: "ExportFile", handle: (*Server).export},
 	{Method: "GET", Path: "/api/list/{what}", Summary: "The catalog: what is hardware, models, engines or quants (headroom list WHAT --json)", Response: "List", Query: []string{"filter", "vendor", "kind", "min-memory"}, handle: (*Server).list},
 	{Method: "GET", Path: "/api/validate", Summary: "Prediction error on the embedded published measurements (headroom validate --json)", Response: "Report", handle: (*Server).validate},
 	{Method: "GET", Path: "/api/probe", Summary: "The server's machine: devices, catalog matches, usable memory per engine (headroom probe --json)", Response: "ProbeJSON", handle: (*Server).probe},
@@ -83,6 +84,13 @@ func (s *Server) api(rts []route) http.Handler {
 		res := s.compute(r.Context(), func(ctx context.Context) (int, any, error) { return rt.handle(s, ctx, r) })
 		if res.err != nil {
 			writeError(w, res.err)
+			return
+		}
+		if f, ok := res.body.(exportFile); ok {
+			w.Header().Set("Content-Type", f.contentType)
+			w.Header().Set("Content-Disposition", `attachment; filename="`+f.name+`"`)
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			w.Write(f.data)
 			return
 		}
 		writeJSON(w, res.status, res.body)
@@ -230,6 +238,55 @@ func (s *Server) Flags(ctx context.Context, q Request) (app.LaunchJSON, error) {
 	return app.NewLaunchJSON(ans), nil
 }
 
+// exportFile is an export's bytes, written as they are (not as JSON).
+type exportFile struct {
+	name, contentType string
+	data              []byte
+}
+
+// exportTypes are the export formats and their content types.
+var exportTypes = map[string]string{"toml": "application/toml", "json": "application/json", "sh": "text/x-shellscript"}
+
+// Export plans and encodes the best configuration (of engine Emit, when
+// given) as `headroom plan --export FILE.FORMAT` writes it.
+func (s *Server) Export(ctx context.Context, q Request) (exportFile, error) {
+	format := strings.TrimPrefix(strings.ToLower(q.Format), ".")
+	ct, ok := exportTypes[format]
+	if !ok {
+		return exportFile{}, app.Usagef("format %q: use toml, json or sh", q.Format)
+	}
+	req, err := q.plan()
+	if err != nil {
+		return exportFile{}, err
+	}
+	if req.ModelValue, err = s.model(q.Model); err != nil {
+		return exportFile{}, err
+	}
+	var emit planner.EngineID
+	if q.Emit != "" {
+		if emit, err = s.app.EngineID(q.Emit); err != nil {
+			return exportFile{}, fmt.Errorf("emit: %w", err)
+		}
+	}
+	ans, err := s.app.Plan(ctx, req)
+	if err != nil {
+		return exportFile{}, err
+	}
+	best, ok := ans.Best(emit)
+	if !ok {
+		return exportFile{}, fmt.Errorf("no configuration fits; nothing to export: %w", app.ErrNoFit)
+	}
+	e, err := app.NewExport(best, q.Docker)
+	if err != nil {
+		return exportFile{}, err
+	}
+	data, err := e.Encode("." + format)
+	if err != nil {
+		return exportFile{}, err
+	}
+	return exportFile{name: "headroom-plan." + format, contentType: ct, data: data}, nil
+}
+
 // ListQuery is what to list and how to filter it (headroom list's flags).
 type ListQuery struct {
 	What      string `json:"what" jsonschema:"hardware, models, engines or quants"`
@@ -302,6 +359,15 @@ func (s *Server) flags(ctx context.Context, r *http.Request) (int, any, error) {
 	}
 	l, err := s.Flags(ctx, q)
 	return 0, l, err
+}
+
+func (s *Server) export(ctx context.Context, r *http.Request) (int, any, error) {
+	q, err := decode(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	f, err := s.Export(ctx, q)
+	return 0, f, err
 }
 
 func (s *Server) list(ctx context.Context, r *http.Request) (int, any, error) {

@@ -107,10 +107,11 @@ func schemas() map[string]any {
 		"CompareRows": map[string]any{"type": "array", "items": answer("one machine: verdict, best configuration, speeds, per dollar and per watt")},
 		"LaunchJSON": map[string]any{"type": "object", "properties": map[string]any{
 			"command": map[string]any{"type": "string"}, "launch": map[string]any{"type": "object"}, "hint": map[string]any{"type": "string"}}},
-		"List":      map[string]any{"type": "array", "items": map[string]any{"type": "object"}},
-		"Report":    answer("headroom validate --json: error per metric"),
-		"ProbeJSON": answer("headroom probe --json: machine and matches"),
-		"OpenAPI":   answer("this document"),
+		"List":       map[string]any{"type": "array", "items": map[string]any{"type": "object"}},
+		"Report":     answer("headroom validate --json: error per metric"),
+		"ProbeJSON":  answer("headroom probe --json: machine and matches"),
+		"OpenAPI":    answer("this document"),
+		"ExportFile": map[string]any{"type": "string", "description": "the file's bytes (Content-Type application/toml, application/json or text/x-shellscript)"},
 	}
 }
 

@@ -43,7 +43,9 @@ type Request struct {
 	SLO           string  `json:"slo,omitempty" jsonschema:"plan/compare: ttft=500ms,tpot=50ms or tps=20"`
 	Engines       string  `json:"engines,omitempty" jsonschema:"plan/compare: only these engines, comma-separated"`
 	Quants        string  `json:"quants,omitempty" jsonschema:"plan/compare: only these weight formats, comma-separated"`
-	Docker        bool    `json:"docker,omitempty" jsonschema:"flags: the official container image instead of a native command"`
+	Docker        bool    `json:"docker,omitempty" jsonschema:"flags, export: the official container image instead of a native command"`
+	Emit          string  `json:"emit,omitempty" jsonschema:"export: the best plan of this engine (default: the best of any)"`
+	Format        string  `json:"format,omitempty" jsonschema:"export: toml, json or sh (plan --export FILE.toml|.json|.sh)"`
 }
 
 // Tokens is a token count written as on the command line: a JSON string

@@ -131,6 +131,9 @@ func TestEndpointStatus(t *testing.T) {
 		{"compare empty item", "POST", "/api/compare", "application/json", `{"model":"` + model + `","hardware":"rtx-4090,,rtx-5090"}`, 400, "empty item"},
 		{"flags", "POST", "/api/flags", "application/json", `{"model":"` + model + `","hardware":"` + hw + `","engine":"llama.cpp","quant":"q4_k_m","context":"4096","concurrency":4}`, 200, ""},
 		{"flags does not fit", "POST", "/api/flags", "application/json", `{"model":"meta-llama/Llama-3.3-70B-Instruct","hardware":"` + hw + `","engine":"vllm","quant":"bf16"}`, 422, "does not fit"},
+		{"export toml", "POST", "/api/export", "application/json", `{"model":"` + model + `","hardware":"` + hw + `","workload":"users=8","format":"toml"}`, 200, ""},
+		{"export bad format", "POST", "/api/export", "application/json", `{"model":"` + model + `","hardware":"` + hw + `","format":"yaml"}`, 400, "format"},
+		{"export nothing fits", "POST", "/api/export", "application/json", `{"model":"meta-llama/Llama-3.3-70B-Instruct","hardware":"` + hw + `","engines":"vllm","quants":"bf16","format":"sh"}`, 422, "nothing to export"},
 		{"list hardware", "GET", "/api/list/hardware?vendor=amd&min-memory=64GiB", "", "", 200, ""},
 		{"list models", "GET", "/api/list/models?filter=llama", "", "", 200, ""},
 		{"list engines", "GET", "/api/list/engines", "", "", 200, ""},
@@ -159,7 +162,7 @@ func TestEndpointStatus(t *testing.T) {
 			if st != c.want {
 				t.Fatalf("%s %s: status %d, want %d: %s", c.method, c.path, st, c.want, body)
 			}
-			if c.path == "/" {
+			if c.path == "/" || c.path == "/api/export" && st == 200 {
 				return
 			}
 			if ct := hdr.Get("Content-Type"); ct != "application/json" {
@@ -236,6 +239,24 @@ func TestSameJSONAsCLI(t *testing.T) {
 		}},
 	}
 	_ = m
+	t.Run("export", func(t *testing.T) {
+		ans, err := a.Plan(ctx, app.PlanRequest{Model: model, Hardware: hw, Devices: 1, Workload: w, SLO: slo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		best, _ := ans.Best("")
+		for _, f := range []string{"toml", "json", "sh"} {
+			e, err := app.NewExport(best, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := e.Encode("." + f)
+			st, got := r.post(t, "/api/export", `{"model":"`+model+`","hardware":"`+hw+`","workload":"prompt=1024,gen=256,users=8","slo":"ttft=2s,tpot=100ms","format":"`+f+`"}`)
+			if st != 200 || !bytes.Equal(got, want) {
+				t.Errorf("%s: status %d, export differs from the CLI's:\n%.300s\n%.300s", f, st, got, want)
+			}
+		}
+	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var st int
