@@ -75,19 +75,19 @@ function done(title, extra = {}) {
 function memoryBar(b) {
   const parts = [["weights", "#3358d4"], ["kv_cache", "#2f9e8f"], ["activations", "#d69e2e"], ["compute_buffer", "#9f7aea"],
     ["cuda_graphs", "#e53e3e"], ["runtime", "#718096"], ["free", "#cbd5e0"]];
-  const W = 760, H = 70, total = Math.max(b.device, 1);
+  const W = 760, H = 90, total = Math.max(b.device, 1);
   const svg = el("svg:svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "memory breakdown" });
-  let x = 0, lx = 0;
+  let x = 0, lx = 0, ly = 42;
   for (const [k, c] of parts) {
     const v = b[k] || 0;
     if (v <= 0) continue;
     const w = Math.max(1, (W * v) / total);
     svg.append(el("svg:rect", { x, y: 0, width: Math.min(w, W - x), height: 28, fill: c }, el("svg:title", { text: `${k} ${gib(v)}` })));
     x += w;
-    svg.append(el("svg:rect", { x: lx, y: 42, width: 10, height: 10, fill: c }));
-    const label = el("svg:text", { x: lx + 14, y: 51, text: `${k.replace("_", " ")} ${gib(v)}` });
-    svg.append(label);
-    lx += 14 + 7.2 * label.textContent.length + 12;
+    const text = `${k.replace("_", " ")} ${gib(v)}`, lw = 14 + 7.2 * text.length + 12;
+    if (lx + lw > W) { lx = 0; ly += 20; }
+    svg.append(el("svg:rect", { x: lx, y: ly, width: 10, height: 10, fill: c }), el("svg:text", { x: lx + 14, y: ly + 9, text }));
+    lx += lw;
   }
   return svg;
 }
@@ -114,14 +114,14 @@ function scatter(points, tx, ty) {
 
 // bars draws one horizontal bar per row for each series [key, colour, title].
 function bars(rows, series) {
-  const rowH = 18 * series.length + 12, W = 760, L = 230, H = rows.length * rowH + 30;
+  const rowH = 18 * series.length + 12, W = 860, L = 200, H = rows.length * rowH + 30;
   const svg = el("svg:svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "hardware comparison" });
   const maxes = series.map(([k]) => Math.max(...rows.map(r => r[k] || 0), 1));
   rows.forEach((r, i) => {
     const y0 = i * rowH + 4;
     svg.append(el("svg:text", { x: 4, y: y0 + 14, text: r.label }));
     series.forEach(([k, c, t], j) => {
-      const v = r[k] || 0, w = ((W - L - 80) * v) / maxes[j];
+      const v = r[k] || 0, w = ((W - L - 190) * v) / maxes[j];
       svg.append(el("svg:rect", { x: L, y: y0 + j * 18, width: Math.max(w, 0), height: 14, fill: c }));
       svg.append(el("svg:text", { x: L + w + 6, y: y0 + j * 18 + 12, text: v ? `${num(v)} ${t}` : "does not fit" }));
     });
