@@ -54,6 +54,7 @@ func (s *Server) routes() http.Handler {
 		writeError(w, withStatus(http.StatusNotFound, fmt.Errorf("no endpoint %s; see /api/openapi.json", r.URL.Path)))
 	})))
 	mux.Handle("/mcp", s.guarded(s.mcpHandler()))
+	mux.Handle("/app/", wasmHandler())
 	mux.Handle("/", staticHandler())
 	return s.logged(mux)
 }

@@ -155,6 +155,9 @@ func TestEndpointStatus(t *testing.T) {
 		{"two values", "POST", "/api/fit", "application/json", fit + fit, 400, "more than one"},
 		{"array body", "POST", "/api/fit", "application/json", `[1,2]`, 400, "request body"},
 		{"page", "GET", "/", "", "", 200, ""},
+		{"page script", "GET", "/app.js", "", "", 200, ""},
+		{"page is read-only", "POST", "/", "application/json", "{}", 405, ""},
+		{"wasm UI not built in", "GET", "/app/", "", "", 404, "WebAssembly"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -162,7 +165,7 @@ func TestEndpointStatus(t *testing.T) {
 			if st != c.want {
 				t.Fatalf("%s %s: status %d, want %d: %s", c.method, c.path, st, c.want, body)
 			}
-			if c.path == "/" || c.path == "/api/export" && st == 200 {
+			if c.path == "/" || c.path == "/app.js" || c.path == "/api/export" && st == 200 {
 				return
 			}
 			if ct := hdr.Get("Content-Type"); ct != "application/json" {

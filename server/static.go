@@ -15,7 +15,13 @@ func staticHandler() http.Handler {
 	if err != nil {
 		return http.NotFoundHandler()
 	}
-	files := http.FileServerFS(sub)
+	return staticFiles(sub)
+}
+
+// staticFiles serves fsys read-only (GET and HEAD), with a content
+// security policy that allows only this origin (and WebAssembly).
+func staticFiles(fsys fs.FS) http.Handler {
+	files := http.FileServerFS(fsys)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -23,7 +29,7 @@ func staticHandler() http.Handler {
 			return
 		}
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; script-src 'self' 'wasm-unsafe-eval'")
 		files.ServeHTTP(w, r)
 	})
 }
