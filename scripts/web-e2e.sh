@@ -4,7 +4,10 @@
 # --json byte for byte, opens the page headless in Chromium with inputs
 # changed through the URL query (Plan screen, 16 users, a TTFT target),
 # checks from the DOM that a plan rendered for those inputs, and saves a
-# screenshot to out/web-e2e/plan.png (kept as a CI artifact).
+# screenshot to out/web-e2e/plan.png (kept as a CI artifact). With
+# HEADROOM_E2E_PLAYWRIGHT=1 it also types into the inputs and presses
+# Answer through playwright-core (scripts/web-e2e.js; npm-installed when
+# missing), saving out/web-e2e/plan-typed.png.
 #
 # Needs Chromium (Debian: apt-get install -y chromium; installed here when
 # missing and running as root). Loopback only; the server stops by itself.
@@ -49,7 +52,13 @@ cmp "$tmp/cli-fit.json" "$tmp/api-fit.json" || fail "fit: API JSON differs from 
 XDG_CONFIG_HOME="$tmp/config" "$tmp/headroom" plan -m "$model" -H "$hw" --workload users=16 --slo ttft=1s --json >"$tmp/cli-plan.json" || true
 curl -sf -H 'Content-Type: application/json' -d "{\"model\":\"$model\",\"hardware\":\"$hw\",\"workload\":\"users=16\",\"slo\":\"ttft=1s\"}" "$base/api/plan" >"$tmp/api-plan.json"
 cmp "$tmp/cli-plan.json" "$tmp/api-plan.json" || fail "plan: API JSON differs from headroom plan --json"
-echo "web-e2e: API JSON identical to the CLI's for fit and plan"
+if command -v python3 >/dev/null; then
+	XDG_CONFIG_HOME="$tmp/config" "$tmp/headroom" flags -m "$model" -H "$hw" -e llama.cpp -q q4_k_m -c 4096 -n 4 >"$tmp/cli-flags.txt" 2>/dev/null
+	curl -sf -H 'Content-Type: application/json' -d "{\"model\":\"$model\",\"hardware\":\"$hw\",\"engine\":\"llama.cpp\",\"quant\":\"q4_k_m\",\"context\":\"4096\",\"concurrency\":4}" "$base/api/flags" |
+		python3 -c 'import json,sys; sys.stdout.write(json.load(sys.stdin)["command"])' >"$tmp/api-flags.txt"
+	cmp "$tmp/cli-flags.txt" "$tmp/api-flags.txt" || fail "flags: the API's command differs from headroom flags"
+fi
+echo "web-e2e: API identical to the CLI for fit, plan (--json) and flags"
 
 # The page, with inputs changed from their defaults through the query.
 url="$base/?tab=plan&model=$model&hardware=$hw&workload=prompt=2048,gen=256,users=16&slo=ttft=1s"
@@ -65,4 +74,12 @@ grep -q '<svg' "$out/plan.html" || fail "no chart"
 timeout 120 "${chrome[@]}" --screenshot="$out/plan.png" "$url" >/dev/null 2>"$tmp/chrome.log" || fail "chromium --screenshot: $(tail -3 "$tmp/chrome.log")"
 size=$(stat -c %s "$out/plan.png")
 [ "$size" -gt 20000 ] || fail "screenshot is $size bytes: blank?"
+if [ "${HEADROOM_E2E_PLAYWRIGHT:-0}" = 1 ]; then
+	# Type into the inputs and press Answer, through playwright-core.
+	if ! node -e 'require.resolve("playwright-core")' 2>/dev/null; then
+		npm install --silent --no-save --prefix "$tmp/pw" playwright-core@1 >/dev/null
+		export NODE_PATH="$tmp/pw/node_modules"
+	fi
+	timeout 300 node scripts/web-e2e.js "$base" "$browser" "$out/plan-typed.png" || fail "interactive step"
+fi
 echo "web-e2e: ok — plan rendered ($best), screenshot $out/plan.png ($size bytes)"
