@@ -7,7 +7,9 @@
 # screenshot to out/web-e2e/plan.png (kept as a CI artifact). With
 # HEADROOM_E2E_PLAYWRIGHT=1 it also types into the inputs and presses
 # Answer through playwright-core (scripts/web-e2e.js; npm-installed when
-# missing), saving out/web-e2e/plan-typed.png.
+# missing), saving out/web-e2e/plan-typed.png; with HEADROOM_E2E_WASM=1 as
+# well it builds the Fyne UI for WebAssembly, embeds it, and checks /app/
+# draws and opens the Plan tab (out/web-e2e/wasm-plan.png).
 #
 # Needs Chromium (Debian: apt-get install -y chromium; installed here when
 # missing and running as root). Loopback only; the server stops by itself.
@@ -32,7 +34,12 @@ if [ -z "$browser" ]; then
 	browser=$(command -v chromium)
 fi
 
-go build -o "$tmp/headroom" ./cmd/headroom
+tags=
+if [ "${HEADROOM_E2E_WASM:-0}" = 1 ]; then
+	scripts/build-wasm.sh >/dev/null
+	tags=webwasm
+fi
+go build -tags "$tags" -o "$tmp/headroom" ./cmd/headroom
 port=${HEADROOM_E2E_PORT:-18765}
 base="http://127.0.0.1:$port"
 XDG_CONFIG_HOME="$tmp/config" "$tmp/headroom" serve --addr "127.0.0.1:$port" --exit-after 300s 2>"$out/server.log" &
@@ -81,5 +88,8 @@ if [ "${HEADROOM_E2E_PLAYWRIGHT:-0}" = 1 ]; then
 		export NODE_PATH="$tmp/pw/node_modules"
 	fi
 	timeout 300 node scripts/web-e2e.js "$base" "$browser" "$out/plan-typed.png" || fail "interactive step"
+	if [ "$tags" = webwasm ]; then
+		timeout 400 node scripts/web-wasm-e2e.js "$base" "$browser" "$out/wasm-plan.png" || fail "wasm UI"
+	fi
 fi
 echo "web-e2e: ok — plan rendered ($best), screenshot $out/plan.png ($size bytes)"
