@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/headroom-planner/headroom/app"
@@ -23,7 +24,16 @@ type route struct {
 	Response string
 	// Query lists the query parameters (GET).
 	Query  []string
-	handle func(*Server, context.Context, *http.Request) (int, any, error)
+	handle func(*Server, context.Context, input) (int, any, error)
+}
+
+// input is what a request carries, read before the answer is computed (an
+// answer may outlive its handler, which must not read the request after
+// it returns).
+type input struct {
+	body  Request    // the JSON body, for routes with Body
+	what  string     // the {what} path value
+	query url.Values // the query parameters
 }
 
 // apiRoutes are the REST endpoints.
@@ -82,7 +92,15 @@ func (s *Server) api(rts []route) http.Handler {
 				return
 			}
 		}
-		res := s.compute(r.Context(), func(ctx context.Context) (int, any, error) { return rt.handle(s, ctx, r) })
+		in := input{what: r.PathValue("what"), query: r.URL.Query()}
+		if rt.Body {
+			var err error
+			if in.body, err = DecodeRequest(r.Body); err != nil {
+				writeError(w, err)
+				return
+			}
+		}
+		res := s.compute(r.Context(), func(ctx context.Context) (int, any, error) { return rt.handle(s, ctx, in) })
 		if res.err != nil {
 			writeError(w, res.err)
 			return
@@ -134,11 +152,6 @@ func writeError(w http.ResponseWriter, err error) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(st)
 	w.Write(b)
-}
-
-// decode reads the request body.
-func decode(r *http.Request) (Request, error) {
-	return DecodeRequest(r.Body)
 }
 
 // model resolves a model reference in the catalog only (unless
@@ -328,51 +341,27 @@ func (s *Server) Probe(ctx context.Context) (app.ProbeJSON, error) {
 	return app.NewProbeJSON(m, devs), nil
 }
 
-func (s *Server) fit(ctx context.Context, r *http.Request) (int, any, error) {
-	q, err := decode(r)
-	if err != nil {
-		return 0, nil, err
-	}
-	return s.Fit(ctx, q)
-}
+func (s *Server) fit(ctx context.Context, in input) (int, any, error) { return s.Fit(ctx, in.body) }
 
-func (s *Server) plan(ctx context.Context, r *http.Request) (int, any, error) {
-	q, err := decode(r)
-	if err != nil {
-		return 0, nil, err
-	}
-	return s.Plan(ctx, q)
-}
+func (s *Server) plan(ctx context.Context, in input) (int, any, error) { return s.Plan(ctx, in.body) }
 
-func (s *Server) compare(ctx context.Context, r *http.Request) (int, any, error) {
-	q, err := decode(r)
-	if err != nil {
-		return 0, nil, err
-	}
-	rows, err := s.Compare(ctx, q)
+func (s *Server) compare(ctx context.Context, in input) (int, any, error) {
+	rows, err := s.Compare(ctx, in.body)
 	return 0, rows, err
 }
 
-func (s *Server) flags(ctx context.Context, r *http.Request) (int, any, error) {
-	q, err := decode(r)
-	if err != nil {
-		return 0, nil, err
-	}
-	l, err := s.Flags(ctx, q)
+func (s *Server) flags(ctx context.Context, in input) (int, any, error) {
+	l, err := s.Flags(ctx, in.body)
 	return 0, l, err
 }
 
-func (s *Server) export(ctx context.Context, r *http.Request) (int, any, error) {
-	q, err := decode(r)
-	if err != nil {
-		return 0, nil, err
-	}
-	f, err := s.Export(ctx, q)
+func (s *Server) export(ctx context.Context, in input) (int, any, error) {
+	f, err := s.Export(ctx, in.body)
 	return 0, f, err
 }
 
-func (s *Server) list(ctx context.Context, r *http.Request) (int, any, error) {
-	v := r.URL.Query()
+func (s *Server) list(_ context.Context, in input) (int, any, error) {
+	v := in.query
 	for k := range v {
 		switch k {
 		case "filter", "vendor", "kind", "min-memory":
@@ -380,11 +369,11 @@ func (s *Server) list(ctx context.Context, r *http.Request) (int, any, error) {
 			return 0, nil, app.Usagef("list: unknown query parameter %q (filter, vendor, kind, min-memory)", k)
 		}
 	}
-	rows, err := s.List(ListQuery{What: r.PathValue("what"), Filter: v.Get("filter"), Vendor: v.Get("vendor"), Kind: v.Get("kind"), MinMemory: v.Get("min-memory")})
+	rows, err := s.List(ListQuery{What: in.what, Filter: v.Get("filter"), Vendor: v.Get("vendor"), Kind: v.Get("kind"), MinMemory: v.Get("min-memory")})
 	return 0, rows, err
 }
 
-func (s *Server) validate(ctx context.Context, r *http.Request) (int, any, error) {
+func (s *Server) validate(context.Context, input) (int, any, error) {
 	ms, err := app.LoadMeasurements("")
 	if err != nil {
 		return 0, nil, err
@@ -392,11 +381,11 @@ func (s *Server) validate(ctx context.Context, r *http.Request) (int, any, error
 	return 0, s.app.Validate(ms), nil
 }
 
-func (s *Server) probe(ctx context.Context, r *http.Request) (int, any, error) {
+func (s *Server) probe(ctx context.Context, _ input) (int, any, error) {
 	p, err := s.Probe(ctx)
 	return 0, p, err
 }
 
-func (s *Server) openapi(context.Context, *http.Request) (int, any, error) {
+func (s *Server) openapi(context.Context, input) (int, any, error) {
 	return 0, openAPI(s.table), nil
 }

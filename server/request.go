@@ -52,9 +52,13 @@ type Request struct {
 // ("32k", "8192") or a JSON number (8192).
 type Tokens string
 
-// UnmarshalJSON accepts a string or a non-negative integer.
+// UnmarshalJSON accepts a string or a non-negative integer; null, as for
+// every other key, leaves it unset.
 func (t *Tokens) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		return nil
+	}
 	if len(b) > 0 && b[0] == '"' {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {

@@ -89,6 +89,16 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// loopbackHost reports whether a Host header (host or host:port) names
+// this machine's loopback interface.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	return isLoopback(strings.Trim(host, "[]"))
+}
+
 // Server answers HTTP requests through one application layer.
 type Server struct {
 	app *app.App
@@ -269,9 +279,15 @@ func (s *Server) logged(h http.Handler) http.Handler {
 	})
 }
 
-// guarded requires the token and bounds the body.
+// guarded requires the token and bounds the body. Without a token it also
+// requires a loopback Host header, so that a web page whose name was made
+// to resolve to 127.0.0.1 (DNS rebinding) cannot read the answers.
 func (s *Server) guarded(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.Token == "" && !loopbackHost(r.Host) {
+			writeError(w, withStatus(http.StatusForbidden, fmt.Errorf("host %q is not this machine's loopback name; serve with --token to answer other hosts", r.Host)))
+			return
+		}
 		if !s.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="headroom"`)
 			writeError(w, withStatus(http.StatusUnauthorized, errors.New("missing or wrong token: send Authorization: Bearer TOKEN")))

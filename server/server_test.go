@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -345,6 +347,96 @@ func TestLimits(t *testing.T) {
 			t.Fatalf("status %d, want 503: %s", st, b)
 		}
 	})
+}
+
+// TestLogHoldsNoSecret sends a token in the header and secrets in the
+// query and body: the log names the request, never them.
+func TestLogHoldsNoSecret(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	r := start(t, Config{Token: "tok-SECRET-1", Logger: slog.New(slog.NewTextHandler(lockedWriter{&buf, &mu}, nil))})
+	st, _, _ := r.call(t, "POST", "/api/fit?x=query-SECRET-2", "application/json", `{"model":"body-SECRET-3"}`, "Authorization", "Bearer tok-SECRET-1")
+	if st != 404 {
+		t.Fatalf("status %d, want 404", st)
+	}
+	r.call(t, "GET", "/api/list/models", "", "", "Authorization", "Bearer wrong-SECRET-4")
+	mu.Lock()
+	log := buf.String()
+	mu.Unlock()
+	if !strings.Contains(log, "path=/api/fit") || !strings.Contains(log, "status=404") {
+		t.Errorf("the log does not name the request: %q", log)
+	}
+	if strings.Contains(log, "SECRET") {
+		t.Errorf("the log holds a secret: %q", log)
+	}
+}
+
+// lockedWriter serializes writes to a buffer shared with the server.
+type lockedWriter struct {
+	b  *bytes.Buffer
+	mu *sync.Mutex
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+// TestHostCheck refuses a non-loopback Host without a token (DNS
+// rebinding) and accepts any with one.
+func TestHostCheck(t *testing.T) {
+	cases := []struct {
+		name, token, host string
+		want              int
+	}{
+		{"loopback ip", "", "127.0.0.1:8080", 200},
+		{"localhost", "", "localhost:8080", 200},
+		{"ipv6 loopback", "", "[::1]:8080", 200},
+		{"rebound name", "", "evil.example:8080", 403},
+		{"with token, any host", "t", "planner.example", 200},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := start(t, Config{Token: c.token})
+			req, _ := http.NewRequest("GET", r.url+"/api/list/engines", nil)
+			req.Host = c.host
+			if c.token != "" {
+				req.Header.Set("Authorization", "Bearer "+c.token)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != c.want {
+				t.Errorf("Host %q: status %d, want %d", c.host, resp.StatusCode, c.want)
+			}
+		})
+	}
+}
+
+func TestDecodeRequestTokens(t *testing.T) {
+	cases := []struct {
+		body, want string
+		ok         bool
+	}{
+		{`{"context":"32k"}`, "32k", true},
+		{`{"context":8192}`, "8192", true},
+		{`{"context":-1}`, "", false},
+		{`{"context":1.5}`, "", false},
+		{`{"context":true}`, "", false},
+		{`{"context":null}`, "", true},
+	}
+	for _, c := range cases {
+		q, err := DecodeRequest(strings.NewReader(c.body))
+		if (err == nil) != c.ok || string(q.Context) != c.want {
+			t.Errorf("%s: context %q, err %v; want %q, ok=%v", c.body, q.Context, err, c.want, c.ok)
+		}
+		if err != nil && !errors.Is(err, app.ErrUsage) {
+			t.Errorf("%s: %v is not a usage error", c.body, err)
+		}
+	}
 }
 
 func TestComputeRecoversPanic(t *testing.T) {
