@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -147,5 +148,40 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	}
 	if len(props) != len(req) {
 		t.Errorf("schema has %d request keys, Request %d", len(props), len(req))
+	}
+}
+
+// bearer adds a token to every request.
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
+// TestMCPWithToken: a server with a token refuses an MCP client without
+// it and answers one that sends it.
+func TestMCPWithToken(t *testing.T) {
+	r := start(t, Config{Token: "mcp-token"})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	if cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: r.url + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1}, nil); err == nil {
+		cs.Close()
+		t.Fatal("connected without the token")
+	}
+	hc := &http.Client{Transport: bearer{"mcp-token", http.DefaultTransport}}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: r.url + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list", Arguments: map[string]any{"what": "quants"}})
+	if err != nil || res.IsError {
+		t.Fatalf("list with the token: %v %+v", err, res)
 	}
 }
