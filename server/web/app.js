@@ -112,11 +112,13 @@ function scatter(points, tx, ty) {
   return svg;
 }
 
-// bars draws one horizontal bar per row for each series [key, colour, title].
-function bars(rows, series) {
+// bars draws one horizontal bar per row for each series [key, colour,
+// title]; each series has its own scale unless shared.
+function bars(rows, series, shared = false) {
   const rowH = 18 * series.length + 12, W = 860, L = 200, H = rows.length * rowH + 30;
   const svg = el("svg:svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "hardware comparison" });
-  const maxes = series.map(([k]) => Math.max(...rows.map(r => r[k] || 0), 1));
+  let maxes = series.map(([k]) => Math.max(...rows.map(r => r[k] || 0), 1));
+  if (shared) maxes = maxes.map(() => Math.max(...maxes));
   rows.forEach((r, i) => {
     const y0 = i * rowH + 4;
     svg.append(el("svg:text", { x: 4, y: y0 + 14, text: r.label }));
@@ -213,13 +215,14 @@ async function exportPlan(v) {
 async function machine() {
   const r = await api("GET", "api/probe");
   const m = r.machine, card = el("div", { class: "card" },
-    el("p", { text: `CPU ${m.cpu.model || "-"}: ${m.cpu.cores} cores, ${m.cpu.threads} threads; memory ${gib(m.memory.total)} (${gib(m.memory.available)} available)` }));
+    el("p", { text: `CPU ${m.cpu.model || "-"}: ${m.cpu.cores} cores, ${m.cpu.threads} threads; memory ${gib(m.memory.total)} (${gib(m.memory.available)} available)` }),
+    bars([{ label: "system RAM", total: m.memory.total / GiB, avail: m.memory.available / GiB }], [["total", "#718096", "GiB to the OS"], ["avail", "#2f9e8f", "GiB available"]], true));
   for (const d of r.matches || []) {
     card.append(el("h3", { text: `${d.device.name} → ${d.hardware.id} (${d.matched_by || "match"})` }));
     if (d.usable && d.usable.length) {
       const t = el("table", {}, el("tr", {}, el("th", { text: "engine" }), el("th", { text: "usable" }), el("th", { text: "rule" })));
       for (const u of d.usable) t.append(el("tr", {}, el("td", { text: u.policy }), el("td", { class: "num", text: gib(u.bytes) }), el("td", { text: u.rule })));
-      card.append(t);
+      card.append(bars(d.usable.map(u => ({ label: u.policy + (u.backend ? " (" + u.backend + ")" : ""), gib: u.bytes / GiB })), [["gib", "#3358d4", "GiB usable"]]), t);
     } else card.append(el("p", { class: "muted", text: "CPU inference from system RAM" }));
   }
   $("#out").replaceChildren(card);
