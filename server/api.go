@@ -1,6 +1,7 @@
 package server
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -112,7 +113,7 @@ func (s *Server) api(rts []route) http.Handler {
 			w.Write(f.data)
 			return
 		}
-		writeJSON(w, res.status, res.body)
+		writeJSON(w, r, res.status, res.body)
 	})
 }
 
@@ -125,8 +126,9 @@ func encode(v any) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// writeJSON writes v with status (200 when 0).
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON writes v with status (200 when 0), gzipped when the client
+// accepts it and the answer is over 8 KiB (a plan is 0.2–0.7 MB of JSON).
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	b, err := encode(v)
 	if err != nil {
 		writeError(w, fmt.Errorf("encode answer: %w", err))
@@ -135,10 +137,31 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Add("Vary", "Accept-Encoding")
+	if len(b) < 8<<10 || !acceptsGzip(r) {
+		w.WriteHeader(status)
+		w.Write(b)
+		return
+	}
+	h.Set("Content-Encoding", "gzip")
 	w.WriteHeader(status)
-	w.Write(b)
+	zw := gzip.NewWriter(w)
+	zw.Write(b)
+	zw.Close()
+}
+
+// acceptsGzip reports whether the request's Accept-Encoding allows gzip.
+func acceptsGzip(r *http.Request) bool {
+	for _, e := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, q, _ := strings.Cut(strings.TrimSpace(e), ";")
+		if strings.EqualFold(strings.TrimSpace(name), "gzip") && strings.ReplaceAll(q, " ", "") != "q=0" {
+			return true
+		}
+	}
+	return false
 }
 
 // writeError writes err as ErrorJSON with its status (Retry-After on 503).

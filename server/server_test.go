@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -278,6 +279,36 @@ func TestSameJSONAsCLI(t *testing.T) {
 				t.Errorf("JSON differs from the CLI's (%d vs %d bytes):\nAPI %.300s\nCLI %.300s", len(got), len(want), got, want)
 			}
 		})
+	}
+}
+
+// TestGzip: a large answer is gzipped for a client that accepts it, and
+// decompresses to the same bytes as the plain one.
+func TestGzip(t *testing.T) {
+	r := start(t, Config{})
+	body := `{"model":"` + model + `","hardware":"` + hw + `","workload":"users=8"}`
+	_, plain, _ := r.call(t, "POST", "/api/plan", "application/json", body, "Accept-Encoding", "identity")
+	req, _ := http.NewRequest("POST", r.url+"/api/plan", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("Content-Encoding %q, want gzip", resp.Header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, plain) || len(plain) < 8<<10 {
+		t.Errorf("gzipped answer (%d bytes) differs from the plain one (%d bytes)", len(got), len(plain))
 	}
 }
 
