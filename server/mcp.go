@@ -36,8 +36,9 @@ var mcpTools = []mcpTool{
 // mcpServer builds the MCP server with every tool.
 func (s *Server) mcpServer() *mcp.Server {
 	ms := mcp.NewServer(&mcp.Implementation{Name: "headroom", Version: "1"}, nil)
+	in := schemaFor[Request]() // context and ctx-size: a string or an integer
 	for _, t := range mcpTools {
-		mcp.AddTool(ms, &mcp.Tool{Name: t.name, Description: t.desc}, func(ctx context.Context, _ *mcp.CallToolRequest, q Request) (*mcp.CallToolResult, any, error) {
+		mcp.AddTool(ms, &mcp.Tool{Name: t.name, Description: t.desc, InputSchema: in}, func(ctx context.Context, _ *mcp.CallToolRequest, q Request) (*mcp.CallToolResult, any, error) {
 			return s.toolResult(ctx, func(ctx context.Context) (int, any, error) { return t.run(s, ctx, q) }), nil, nil
 		})
 	}

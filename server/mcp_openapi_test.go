@@ -49,6 +49,7 @@ func TestMCPTools(t *testing.T) {
 		isError bool
 	}{
 		{"fit", map[string]any{"model": model, "hardware": hw, "context": "8k", "concurrency": 4}, "/api/fit", `{"model":"` + model + `","hardware":"` + hw + `","context":"8k","concurrency":4}`, false},
+		{"fit", map[string]any{"model": model, "hardware": hw, "context": 8192}, "/api/fit", `{"model":"` + model + `","hardware":"` + hw + `","context":8192}`, false},
 		{"plan", map[string]any{"model": model, "hardware": hw, "workload": "users=8", "slo": "ttft=1s"}, "/api/plan", `{"model":"` + model + `","hardware":"` + hw + `","workload":"users=8","slo":"ttft=1s"}`, false},
 		{"compare", map[string]any{"model": model, "hardware": "rtx-4090,rtx-5090"}, "/api/compare", `{"model":"` + model + `","hardware":"rtx-4090,rtx-5090"}`, false},
 		{"flags", map[string]any{"model": model, "hardware": hw, "engine": "vllm", "context": "8k"}, "/api/flags", `{"model":"` + model + `","hardware":"` + hw + `","engine":"vllm","context":"8k"}`, false},
@@ -109,8 +110,8 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	if err := json.Unmarshal(body, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(doc.OpenAPI, "3.") {
-		t.Errorf("openapi %q, want 3.x", doc.OpenAPI)
+	if !strings.HasPrefix(doc.OpenAPI, "3.1") {
+		t.Errorf("openapi %q, want 3.1.x", doc.OpenAPI)
 	}
 	for _, rt := range apiRoutes {
 		if _, ok := doc.Paths[rt.Path][strings.ToLower(rt.Method)]; !ok {
@@ -148,6 +149,11 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	}
 	if len(props) != len(req) {
 		t.Errorf("schema has %d request keys, Request %d", len(props), len(req))
+	}
+	for _, name := range []string{"FitJSON", "PlanResult", "ProbeJSON", "Report", "LaunchJSON"} {
+		if len(doc.Components.Schemas[name].Properties) == 0 {
+			t.Errorf("schema %s has no properties", name)
+		}
 	}
 }
 

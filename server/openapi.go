@@ -1,13 +1,13 @@
 package server
 
 import (
-	"reflect"
 	"strings"
 )
 
-// openAPI is the OpenAPI 3.0 document served at /api/openapi.json,
-// written from the route table (every route is documented, every documented
-// path is routed) and Request's fields (every body key is described).
+// openAPI is the OpenAPI 3.1 document served at /api/openapi.json, written
+// from the route table (every route is documented, every documented path
+// is routed) and the JSON schemas (2020-12) of the Go types of requests and
+// answers.
 func openAPI(rts []route) map[string]any {
 	paths := map[string]any{}
 	for _, rt := range rts {
@@ -25,7 +25,7 @@ func openAPI(rts []route) map[string]any {
 		"responses":   map[string]any{"200": map[string]any{"description": "JSON-RPC response"}},
 	}}
 	return map[string]any{
-		"openapi": "3.0.3",
+		"openapi": "3.1.0",
 		"info": map[string]any{"title": "Headroom", "version": "1",
 			"description": "Capacity planning for serving LLMs. Each answer is the JSON `headroom ... --json` prints. Body keys are the CLI's long flag names. Status mirrors the CLI's exit code: 200 answer, 422 does not fit, 400 bad input, 404 unknown id (suggestions), 413 body too large, 503 busy (Retry-After)."},
 		"servers":    []any{map[string]any{"url": "/"}},
@@ -92,48 +92,16 @@ func errResponse(desc string) map[string]any {
 	return map[string]any{"description": desc, "content": jsonContent(ref("Error"))}
 }
 
-// schemas are the components: Request from its struct tags, the error,
-// and the answers (objects described by the CLI's JSON).
+// schemas are the components: the request and the answers (inferred from
+// their Go types, see schema.go), the error, the export file and this
+// document.
 func schemas() map[string]any {
-	answer := func(desc string) map[string]any { return map[string]any{"type": "object", "description": desc} }
-	return map[string]any{
-		"Request": requestSchema(),
-		"Error": map[string]any{"type": "object", "required": []string{"error"}, "properties": map[string]any{
-			"error":       map[string]any{"type": "string"},
-			"suggestions": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-		}},
-		"FitJSON":     answer("headroom fit --json: scenario, fit (verdict, breakdown, limits), speed"),
-		"PlanResult":  answer("headroom plan --json: ranked, pareto, dropped, notes"),
-		"CompareRows": map[string]any{"type": "array", "items": answer("one machine: verdict, best configuration, speeds, per dollar and per watt")},
-		"LaunchJSON": map[string]any{"type": "object", "properties": map[string]any{
-			"command": map[string]any{"type": "string"}, "launch": map[string]any{"type": "object"}, "hint": map[string]any{"type": "string"}}},
-		"List":       map[string]any{"type": "array", "items": map[string]any{"type": "object"}},
-		"Report":     answer("headroom validate --json: error per metric"),
-		"ProbeJSON":  answer("headroom probe --json: machine and matches"),
-		"OpenAPI":    answer("this document"),
-		"ExportFile": map[string]any{"type": "string", "description": "the file's bytes (Content-Type application/toml, application/json or text/x-shellscript)"},
-	}
-}
-
-// requestSchema describes Request from its json and jsonschema tags.
-func requestSchema() map[string]any {
-	props := map[string]any{}
-	t := reflect.TypeFor[Request]()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		p := map[string]any{"description": f.Tag.Get("jsonschema")}
-		switch f.Type.Kind() {
-		case reflect.Int:
-			p["type"] = "integer"
-		case reflect.Float64:
-			p["type"] = "number"
-		case reflect.Bool:
-			p["type"] = "boolean"
-		default:
-			p["type"] = "string"
-		}
-		props[name] = p
-	}
-	return map[string]any{"type": "object", "additionalProperties": false, "properties": props}
+	m := answerSchemas()
+	m["Error"] = map[string]any{"type": "object", "required": []string{"error"}, "properties": map[string]any{
+		"error":       map[string]any{"type": "string"},
+		"suggestions": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+	}}
+	m["ExportFile"] = map[string]any{"type": "string", "description": "the file's bytes (Content-Type application/toml, application/json or text/x-shellscript)"}
+	m["OpenAPI"] = map[string]any{"type": "object", "description": "this document"}
+	return m
 }
