@@ -130,7 +130,7 @@ func newFitCmd(g *globalOptions) *cobra.Command {
 			if jsonOut {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				if err := enc.Encode(newFitJSON(ans)); err != nil {
+				if err := enc.Encode(app.NewFitJSON(ans)); err != nil {
 					return err
 				}
 			} else {
@@ -148,46 +148,6 @@ func newFitCmd(g *globalOptions) *cobra.Command {
 	f.register(cmd, true)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
 	return cmd
-}
-
-type scenarioJSON struct {
-	Model    string  `json:"model"`
-	Hardware string  `json:"hardware"`
-	Devices  int     `json:"devices"`
-	Engine   string  `json:"engine"`
-	Quant    string  `json:"quant"`
-	KVType   string  `json:"kv_type"`
-	GPUUtil  float64 `json:"gpu_memory_utilization,omitempty"`
-}
-
-type fitJSON struct {
-	Scenario scenarioJSON      `json:"scenario"`
-	Machine  string            `json:"machine,omitempty"`
-	Fit      planner.FitResult `json:"fit"`
-	// Speed is one user's speed (omitted when it does not fit).
-	Speed *planner.Prediction `json:"speed,omitempty"`
-	// Limits says what was cut from the request ("fits with limits").
-	Limits []string `json:"limits,omitempty"`
-	// Automatic says which format "automatic" chose when the model's own
-	// does not fit.
-	Automatic string `json:"automatic,omitempty"`
-	// Source is where a model from the Hub or the Ollama registry came
-	// from: repository, commit, files, exact weight bytes, bytes read.
-	Source *hub.Result `json:"source,omitempty"`
-}
-
-func newFitJSON(ans app.FitAnswer) fitJSON {
-	j := fitJSON{Scenario: describe(ans.Scenario), Machine: ans.Machine.Note, Fit: ans.Fit, Limits: ans.Limits, Automatic: ans.Automatic, Source: ans.Remote}
-	if ans.Fit.Verdict.Runs() {
-		sp := ans.Speed
-		j.Speed = &sp
-	}
-	return j
-}
-
-func describe(s planner.Scenario) scenarioJSON {
-	return scenarioJSON{Model: s.Model.ID, Hardware: s.Hardware.ID, Devices: max(s.Devices, 1), Engine: string(s.Engine.ID),
-		Quant: s.Quant.ID, KVType: s.KV.ID, GPUUtil: s.GPUMemoryUtilization}
 }
 
 func printFit(w io.Writer, ans app.FitAnswer) {

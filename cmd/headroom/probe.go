@@ -78,16 +78,11 @@ with 'headroom probe --root DIR'.`,
 	}
 }
 
-// probeReport is the JSON of `headroom probe --json`.
-type probeReport struct {
-	Machine probe.Machine `json:"machine"`
-	Matches []probeMatch  `json:"matches"`
-}
+// probeReport is the JSON of `headroom probe --json` (shared with the
+// REST API's /api/probe).
+type probeReport = app.ProbeJSON
 
-type probeMatch struct {
-	probe.MatchedDevice
-	Usable []probe.Usable `json:"usable"`
-}
+type probeMatch = app.ProbeMatchJSON
 
 func runProbe(ctx context.Context, g *globalOptions, o probeOptions, stdout, stderr io.Writer) error {
 	if ctx == nil {
@@ -106,10 +101,7 @@ func runProbe(ctx context.Context, g *globalOptions, o probeOptions, stdout, std
 		return err
 	}
 	elapsed := time.Since(start)
-	rep := probeReport{Machine: m}
-	for _, d := range devs {
-		rep.Matches = append(rep.Matches, probeMatch{MatchedDevice: d.MatchedDevice, Usable: d.Usable})
-	}
+	rep := app.NewProbeJSON(m, devs)
 	if o.jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -66,5 +66,6 @@ func commands(g *globalOptions) []*cobra.Command {
 		newCalibrateCmd(g),
 		newGUICmd(g),
 		newCacheCmd(g),
+		newServeCmd(g),
 	}
 }
