@@ -25,6 +25,7 @@ var (
 	errEscapes    = errors.New("symlink leaves the probed root")
 	errLinkLoop   = errors.New("too many levels of symbolic links")
 	errNotRegular = errors.New("not a regular file")
+	errNotDir     = errors.New("not a directory")
 	errTooLarge   = errors.New("file larger than 8 MiB")
 	errDenied     = errors.New("holds an identifier (serial number); not read")
 )
@@ -236,6 +237,13 @@ func (r *rootFS) readDir(rel string) ([]dirEntry, error) {
 	real, err := r.resolve(rel)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", display(rel), bare(err))
+	}
+	// os.ReadDir opens its argument: a FIFO where a directory should be
+	// would block it, so anything but a directory is refused first.
+	if st, err := os.Lstat(r.host(real)); err != nil {
+		return nil, fmt.Errorf("list %s: %w", display(rel), bare(err))
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("list %s: %w", display(rel), errNotDir)
 	}
 	ents, err := os.ReadDir(r.host(real))
 	if err != nil {

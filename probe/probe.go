@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"fmt"
+	"os"
 	"path"
 	"sync"
 
@@ -144,6 +145,9 @@ func (p *prober) pciName(vendor, device string) string {
 	return prod.Name
 }
 
+// maxPCIIDsSize bounds the pci.ids file: the full database is about 1.3 MB.
+const maxPCIIDsSize = 16 << 20
+
 func (p *prober) loadPCIDB() {
 	file := p.dbPath
 	if file == "" {
@@ -155,6 +159,12 @@ func (p *prober) loadPCIDB() {
 		}
 	}
 	if file == "" {
+		return
+	}
+	// pcidb opens the file itself: only a regular file of bounded size is
+	// handed to it (a FIFO would block it, /dev/zero would never end).
+	if st, err := os.Stat(file); err != nil || !st.Mode().IsRegular() || st.Size() > maxPCIIDsSize {
+		p.warn("pci.ids %s: not a regular file of at most %d MiB; devices not in Headroom's table stay unnamed", path.Base(file), maxPCIIDsSize>>20)
 		return
 	}
 	if err := guard("pcidb", func() error {

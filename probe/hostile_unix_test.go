@@ -1,0 +1,72 @@
+//go:build unix
+
+package probe
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHostileTree is issue 15 item 3: a saved tree whose every file is a
+// FIFO, a symlink to /dev/urandom, or an absolute symlink to the host's own
+// file must give a Machine with warnings, quickly, and read nothing of the
+// host. The issue asks for under 5 s on a quiet machine; the bound here is
+// generous because CI is a busy 2-core box (a hang is what it catches).
+func TestHostileTree(t *testing.T) {
+	for _, mode := range []string{"fifo", "urandom", "absolute"} {
+		t.Run(mode, func(t *testing.T) {
+			root := copyTree(t, "testdata/strix-halo-128-gtt")
+			n := 0
+			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || !d.Type().IsRegular() {
+					return err
+				}
+				n++
+				if err := os.Remove(p); err != nil {
+					return err
+				}
+				switch mode {
+				case "fifo":
+					return syscall.Mkfifo(p, 0o644)
+				case "urandom":
+					return os.Symlink("/dev/urandom", p)
+				}
+				rel, _ := filepath.Rel(root, p)
+				return os.Symlink(filepath.Join("/", rel), p)
+			})
+			if err != nil || n == 0 {
+				t.Fatalf("preparing the tree: %v (%d files)", err, n)
+			}
+			type result struct {
+				m   Machine
+				err error
+			}
+			done := make(chan result, 1)
+			start := time.Now()
+			go func() {
+				m, err := Probe(context.Background(), Options{Root: root})
+				done <- result{m, err}
+			}()
+			select {
+			case r := <-done:
+				if r.err != nil {
+					t.Fatalf("Probe: %v", r.err)
+				}
+				t.Logf("%s tree: %d files, probed in %s with %d warnings", mode, n, time.Since(start), len(r.m.Warnings))
+				if len(r.m.Warnings) == 0 {
+					t.Error("no warnings")
+				}
+				if r.m.Memory.Total != 0 || r.m.CPU.Model != "" || r.m.Kernel != "" {
+					t.Errorf("read something through a hostile file: memory %s, cpu %q, kernel %q", r.m.Memory.Total, r.m.CPU.Model, r.m.Kernel)
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("Probe did not finish in 60 s")
+			}
+		})
+	}
+}
