@@ -295,3 +295,28 @@ func words(s string) []string {
 	}
 	return out
 }
+
+// GenericPrefix starts the id of every profile Match builds from probed
+// values ("generic-cpu", "generic-amd-1002-15bf", "generic-apple-m5-max").
+// Such ids are not in the catalog: they name a device of the machine
+// probed, and only a probe of that machine (or its snapshot) resolves them.
+const GenericPrefix = "generic-"
+
+// IsGenericID reports whether id names a profile built by the probe rather
+// than a catalog entry.
+func IsGenericID(id string) bool { return strings.HasPrefix(strings.ToLower(strings.TrimSpace(id)), GenericPrefix) }
+
+// Lookup finds, among the devices Match returned, the one whose hardware id
+// is id (case-insensitive). It is how a front end resolves `-H generic-cpu`
+// (or any id the probe printed) consistently with what `headroom probe`
+// shows: probe the machine (or --root), Match, then Lookup; ok is false when
+// this machine has no such device.
+func Lookup(matched []MatchedDevice, id string) (MatchedDevice, bool) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	for _, md := range matched {
+		if strings.ToLower(md.Hardware.ID) == id {
+			return md, true
+		}
+	}
+	return MatchedDevice{}, false
+}
