@@ -394,3 +394,9 @@ func (c *recorder) pciName(vendor, vendorName, device, deviceName string) {
 	}
 	c.pciids[vendor][device] = deviceName
 }
+
+// isDir reports whether the resolved path real is a directory.
+func (r *rootFS) isDir(real string) bool {
+	st, err := os.Lstat(r.host(real))
+	return err == nil && st.IsDir()
+}

@@ -18,6 +18,12 @@ type Options struct {
 	// SMI runs nvidia-smi. Nil means ExecSMI for the root "/" and FileSMI
 	// (the output saved in the tree) for any other root.
 	SMI SMI
+	// Tools runs (or replays) the tools a macOS or Windows machine is
+	// probed with. Nil means ExecTools for the root "/" on macOS and
+	// Windows, the outputs saved under Root/.headroom/darwin or
+	// Root/.headroom/windows when the root holds them (a snapshot saved
+	// there, replayed anywhere), and a Linux probe otherwise.
+	Tools Tools
 	// PCIDBPath is a pci.ids file used to name devices Headroom's own table
 	// does not know. Empty means Root/usr/share/hwdata/pci.ids or
 	// Root/usr/share/misc/pci.ids, the first that exists.
@@ -42,6 +48,7 @@ func Probe(ctx context.Context, opts Options) (Machine, error) {
 type prober struct {
 	fs     *rootFS
 	smi    SMI
+	tools  Tools // nil for a Linux probe
 	rec    *recorder
 	dbPath string
 	params moduleParams
@@ -58,8 +65,14 @@ func newProber(opts Options, rec *recorder) (*prober, error) {
 		return nil, err
 	}
 	p := &prober{fs: fsys, smi: opts.SMI, rec: rec, dbPath: opts.PCIDBPath, warned: map[string]bool{}}
+	p.tools = desktopTools(opts, fsys)
 	if p.smi == nil {
 		p.smi = defaultSMI(fsys.root)
+		if p.tools != nil && fsys.root != "/" {
+			p.smi = FileSMI{Root: fsys.root}
+		} else if p.tools != nil {
+			p.smi = ExecSMI{}
+		}
 	}
 	return p, nil
 }
@@ -75,6 +88,10 @@ func (p *prober) run(ctx context.Context) (Machine, error) {
 	if err := ctx.Err(); err != nil {
 		return Machine{}, fmt.Errorf("probe: %w", err)
 	}
+	if p.tools != nil {
+		return p.runDesktop(ctx)
+	}
+	p.m.OS = "linux"
 	p.host()
 	p.params = p.readModuleParams()
 	devs, pciOK := p.sysfsGPUs()
