@@ -359,7 +359,9 @@ const GenericPrefix = "generic-"
 
 // IsGenericID reports whether id names a profile built by the probe rather
 // than a catalog entry.
-func IsGenericID(id string) bool { return strings.HasPrefix(strings.ToLower(strings.TrimSpace(id)), GenericPrefix) }
+func IsGenericID(id string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(id)), GenericPrefix)
+}
 
 // Lookup finds, among the devices Match returned, the one whose hardware id
 // is id (case-insensitive). It is how a front end resolves `-H generic-cpu`
