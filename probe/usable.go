@@ -321,6 +321,10 @@ func ForPlanner(md MatchedDevice, m Machine) (hw planner.Hardware, usable planne
 		hw.MemoryModel = planner.MemUnified
 		hw.Memory = firstNonZero(m.Memory.Total, hw.Memory)
 		hw.GPUMemory = firstNonZero(d.WorkingSet, hw.GPUMemory)
+		// macOS pages out what other apps hold when Metal wires memory, so
+		// the planner gets the whole RAM (it takes the GPU's share and the
+		// OS reserve out itself); what is free now is FreeNow's (--free).
+		hostRAM = hw.Memory
 	case classWDDMShared:
 		hw.MemoryModel = planner.MemAPU
 		hw.Memory = firstNonZero(m.Memory.Installed, m.Memory.Total, hw.Memory)
