@@ -68,9 +68,7 @@ func newProber(opts Options, rec *recorder) (*prober, error) {
 	p.tools = desktopTools(opts, fsys)
 	if p.smi == nil {
 		p.smi = defaultSMI(fsys.root)
-		if p.tools != nil && fsys.root != "/" {
-			p.smi = FileSMI{Root: fsys.root}
-		} else if p.tools != nil {
+		if isLiveRoot(fsys.root) {
 			p.smi = ExecSMI{}
 		}
 	}

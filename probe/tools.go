@@ -171,7 +171,7 @@ func desktopTools(opts Options, fs *rootFS) Tools {
 	if opts.Tools != nil {
 		return opts.Tools
 	}
-	if fs.root == "/" || (runtime.GOOS == "windows" && isVolumeRoot(fs.root)) {
+	if isLiveRoot(fs.root) {
 		if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
 			return ExecTools{}
 		}
@@ -185,9 +185,13 @@ func desktopTools(opts Options, fs *rootFS) Tools {
 	return nil
 }
 
-// isVolumeRoot reports whether p is "C:\" or the like.
-func isVolumeRoot(p string) bool {
-	return len(p) == 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
+// isLiveRoot reports whether root is this machine's own root: "/", or on
+// Windows the volume root "/" resolves to ("C:\\").
+func isLiveRoot(root string) bool {
+	if root == "/" {
+		return true
+	}
+	return runtime.GOOS == "windows" && len(root) == 3 && root[1] == ':' && (root[2] == '\\' || root[2] == '/')
 }
 
 // sanitizeToolOutput removes identifiers from a tool's output before it is
