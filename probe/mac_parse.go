@@ -21,6 +21,9 @@ import (
 // SPDisplaysDataType -json of a Mac with three displays is about 6 KB.
 const maxToolOutput = 4 << 20
 
+// sysctlName is a sysctl OID name: dotted words ("hw.memsize").
+var sysctlName = regexp.MustCompile(`^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$`)
+
 // parseSysctl reads `sysctl name...` output, one "name: value" per line
 // (the form sysctl prints without -n). Lines without ": " are skipped; a
 // name given twice keeps its first value.
@@ -31,8 +34,8 @@ func parseSysctl(b []byte) (map[string]string, error) {
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), ": ")
 		k = strings.TrimSpace(k)
-		if !ok || k == "" || strings.ContainsAny(k, " \t") {
-			continue
+		if !ok || !sysctlName.MatchString(k) {
+			continue // "sysctl: unknown oid ..." and other messages
 		}
 		if _, seen := out[k]; !seen {
 			out[k] = strings.TrimSpace(v)
