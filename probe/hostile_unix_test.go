@@ -70,3 +70,24 @@ func TestHostileTree(t *testing.T) {
 		})
 	}
 }
+
+// TestPCIIDsFIFO is issue 15 item 9 for --pci-ids: a FIFO (or any
+// non-regular file) given as pci.ids is refused with a warning instead of
+// blocking the probe forever.
+func TestPCIIDsFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pci.ids")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &prober{fs: &rootFS{root: t.TempDir(), resolved: map[string]string{}}, dbPath: fifo, warned: map[string]bool{}}
+	done := make(chan string, 1)
+	go func() { done <- p.pciName("1002", "ffff") }()
+	select {
+	case name := <-done:
+		if name != "AMD device 1002:ffff" || !hasWarning(p.m, "not a regular file") {
+			t.Errorf("name %q, warnings %q", name, p.m.Warnings)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a FIFO pci.ids blocked the probe")
+	}
+}
