@@ -18,9 +18,13 @@ import (
 // host. The issue asks for under 5 s on a quiet machine; the bound here is
 // generous because CI is a busy 2-core box (a hang is what it catches).
 func TestHostileTree(t *testing.T) {
-	for _, mode := range []string{"fifo", "urandom", "absolute"} {
-		t.Run(mode, func(t *testing.T) {
-			root := copyTree(t, "testdata/strix-halo-128-gtt")
+	for _, tc := range []struct{ fixture, mode string }{
+		{"strix-halo-128-gtt", "fifo"}, {"strix-halo-128-gtt", "urandom"}, {"strix-halo-128-gtt", "absolute"},
+		{"mac-m2-max-32gb", "fifo"}, {"win-rtx2070s", "urandom"}, {"win-780m-uma8g", "absolute"},
+	} {
+		mode := tc.mode
+		t.Run(tc.fixture+"/"+mode, func(t *testing.T) {
+			root := copyTree(t, filepath.Join("testdata", tc.fixture))
 			n := 0
 			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 				if err != nil || !d.Type().IsRegular() {
