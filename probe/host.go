@@ -70,7 +70,7 @@ func (p *prober) meminfo() {
 func (p *prober) dmi() {
 	get := func(name string) string {
 		s, _ := p.fs.readString(path.Join(dmiIDDir, name))
-		return clip(s)
+		return cleanName(clip(s))
 	}
 	p.m.System = System{Vendor: get("sys_vendor"), Product: get("product_name"), Board: get("board_name")}
 }

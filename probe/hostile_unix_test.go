@@ -95,3 +95,54 @@ func TestPCIIDsFIFO(t *testing.T) {
 		t.Fatal("a FIFO pci.ids blocked the probe")
 	}
 }
+
+// TestGHWLinkOutOfScope: a topology link into a directory ghwSafe does not
+// walk, holding a FIFO, is not handed to ghw as it is.
+func TestGHWLinkOutOfScope(t *testing.T) {
+	root := copyTree(t, "testdata/strix-halo-128-gtt")
+	trap := filepath.Join(root, "trap")
+	if err := os.MkdirAll(trap, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"online", "distance", "meminfo"} {
+		if err := syscall.Mkfifo(filepath.Join(trap, f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nodes := filepath.Join(root, "sys/devices/system/node")
+	if err := os.RemoveAll(filepath.Join(nodes, "node0")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../../../trap", filepath.Join(nodes, "node0")); err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := newRootFS(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ghwSafe(fsys) {
+		t.Fatal("a link to an unwalked directory of FIFOs passed as safe")
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Probe(context.Background(), Options{Root: root}); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("Probe did not finish in 60 s")
+	}
+	if !ghwSafe(mustRootFS(t, "testdata/a100-80gb-server")) {
+		t.Error("a clean fixture is not safe for ghw: it would be staged, slowly")
+	}
+}
+
+func mustRootFS(t *testing.T, root string) *rootFS {
+	t.Helper()
+	r, err := newRootFS(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

@@ -157,7 +157,7 @@ func (p *prober) pciName(vendor, device string) string {
 		return fallback
 	}
 	p.rec.pciName(vendor, v.Name, device, prod.Name)
-	return prod.Name
+	return cleanName(prod.Name)
 }
 
 // maxPCIIDsSize bounds the pci.ids file: the full database is about 1.3 MB.

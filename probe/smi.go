@@ -279,7 +279,7 @@ func smiRow(cols map[string]int, width int, rec []string) (smiGPU, error) {
 		}
 		return strings.TrimSpace(rec[i])
 	}
-	g := smiGPU{Index: -1, Name: get("name"), Compute: get("compute_cap"), Driver: get("driver_version")}
+	g := smiGPU{Index: -1, Name: cleanName(get("name")), Compute: cleanName(get("compute_cap")), Driver: cleanName(get("driver_version"))}
 	if v, err := strconv.Atoi(get("index")); err == nil && v >= 0 {
 		g.Index = v
 	}

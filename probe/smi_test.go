@@ -260,3 +260,15 @@ func TestParseSMIBadHeader(t *testing.T) {
 		})
 	}
 }
+
+// TestSMINameSanitized is the probe's part of issue 15 item 4: a terminal
+// escape in a device name never reaches the screen.
+func TestSMINameSanitized(t *testing.T) {
+	gpus, _, err := parseSMI([]byte("name, pci.bus_id\n\"NVIDIA \x1b[2JGeForce\x07 RTX 4090\", 00000000:01:00.0\n"))
+	if err != nil || len(gpus) != 1 {
+		t.Fatalf("%+v, %v", gpus, err)
+	}
+	if gpus[0].Name != "NVIDIA [2JGeForce RTX 4090" {
+		t.Errorf("name %q", gpus[0].Name)
+	}
+}
