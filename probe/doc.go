@@ -29,10 +29,12 @@
 // only regular files: a saved machine replays exactly, and a broken one
 // gives warnings (Machine.Warnings), never a crash or a hang.
 //
-// ghw never reads a saved root itself: the files it wants are copied,
-// through the same confined reader, into a private staging tree first
-// (ghwRoot), so a FIFO, a /dev/urandom link or an absolute link in a
-// snapshot gives a warning, not a hang or the host's own file.
+// ghw opens the files it wants itself, so it reads a saved root only when
+// a stat-only walk finds nothing there it could hang on or escape through
+// (ghwSafe); otherwise the files are copied, through the same confined
+// reader, into a private staging tree first (ghwRoot). A FIFO, a
+// /dev/urandom link or an absolute link in a snapshot gives a warning,
+// not a hang or the host's own file.
 //
 // ghw v0.26's own PCI and GPU readers are not used: its pci package ignores
 // the database passed with WithPCIDB and loads pci.ids from the process
