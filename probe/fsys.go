@@ -25,6 +25,7 @@ var (
 	errEscapes    = errors.New("symlink leaves the probed root")
 	errLinkLoop   = errors.New("too many levels of symbolic links")
 	errNotRegular = errors.New("not a regular file")
+	errNotDir     = errors.New("not a directory")
 	errTooLarge   = errors.New("file larger than 8 MiB")
 	errDenied     = errors.New("holds an identifier (serial number); not read")
 )
@@ -237,6 +238,13 @@ func (r *rootFS) readDir(rel string) ([]dirEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", display(rel), bare(err))
 	}
+	// os.ReadDir opens its argument: a FIFO where a directory should be
+	// would block it, so anything but a directory is refused first.
+	if st, err := os.Lstat(r.host(real)); err != nil {
+		return nil, fmt.Errorf("list %s: %w", display(rel), bare(err))
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("list %s: %w", display(rel), errNotDir)
+	}
 	ents, err := os.ReadDir(r.host(real))
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", display(rel), bare(err))
@@ -385,4 +393,10 @@ func (c *recorder) pciName(vendor, vendorName, device, deviceName string) {
 		c.pciids[vendor] = map[string]string{}
 	}
 	c.pciids[vendor][device] = deviceName
+}
+
+// isDir reports whether the resolved path real is a directory.
+func (r *rootFS) isDir(real string) bool {
+	st, err := os.Lstat(r.host(real))
+	return err == nil && st.IsDir()
 }

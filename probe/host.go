@@ -42,7 +42,9 @@ func (p *prober) host() {
 	p.meminfo()
 	p.m.Kernel, _ = p.fs.readString(osreleaseFile)
 	p.dmi()
-	gctx := p.ghwContext()
+	root, cleanup := p.ghwRoot()
+	defer cleanup()
+	gctx := p.ghwContext(root)
 	p.cpu(gctx)
 	p.topology(gctx)
 	p.physicalMemory(gctx)
@@ -68,7 +70,7 @@ func (p *prober) meminfo() {
 func (p *prober) dmi() {
 	get := func(name string) string {
 		s, _ := p.fs.readString(path.Join(dmiIDDir, name))
-		return clip(s)
+		return cleanName(clip(s))
 	}
 	p.m.System = System{Vendor: get("sys_vendor"), Product: get("product_name"), Board: get("board_name")}
 }
@@ -76,10 +78,10 @@ func (p *prober) dmi() {
 // ghwContext configures ghw for the probed root: its chroot, no external
 // tools, no log output, and /var mapped away so that ghw never scans
 // syslog for the physical memory size.
-func (p *prober) ghwContext() context.Context {
+func (p *prober) ghwContext(root string) context.Context {
 	ctx := context.Background()
 	for _, mod := range []ghw.Modifier{
-		ghw.WithChroot(p.fs.root),
+		ghw.WithChroot(root),
 		ghw.WithDisableTools(),
 		ghw.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		ghw.WithPathOverrides(map[string]string{"/var": "/.headroom-no-var"}),
@@ -245,8 +247,11 @@ func (p *prober) estimateInstalled() {
 // ghwFiles touches, through the recording reader, the files ghw v0.26 reads
 // for CPU, topology and memory (pkg/cpu/cpu_linux.go, pkg/topology/
 // topology_linux.go, pkg/memory/memory_linux.go, memory_cache_linux.go), so
-// a snapshot replays them.
-func (p *prober) ghwFiles() {
+// a snapshot replays them and ghwRoot can stage them.
+func (p *prober) ghwFiles() { touchGHWFiles(p.fs) }
+
+func touchGHWFiles(fs *rootFS) {
+	p := &prober{fs: fs}
 	for _, f := range []string{cpuinfoFile, meminfoFile, "sys/devices/system/memory/block_size_bytes"} {
 		_, _ = p.fs.readFile(f)
 	}

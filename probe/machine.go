@@ -9,6 +9,9 @@ import "github.com/headroom-planner/headroom/planner"
 // that probing a saved snapshot gives the same Machine as probing the
 // machine it was saved from.
 type Machine struct {
+	// OS is the probed system: "linux", "darwin" or "windows" (a snapshot
+	// replays as the OS it was saved on).
+	OS string `json:"os"`
 	// System names the box as DMI tells (vendor, product, board); empty
 	// fields were not readable. No serial numbers are ever read.
 	System System `json:"system"`
@@ -76,7 +79,7 @@ type Memory struct {
 // Device is one accelerator as the probe saw it. Sizes are bytes; zero
 // means not read (see Machine.Warnings for why).
 type Device struct {
-	// Vendor is "AMD", "NVIDIA" or "Intel".
+	// Vendor is "AMD", "NVIDIA", "Intel" or "Apple".
 	Vendor string `json:"vendor"`
 	// PCIID is "vvvv:dddd", lowercase hex, as in pci.ids.
 	PCIID string `json:"pci_id"`
@@ -121,6 +124,22 @@ type Device struct {
 	GTTSizeParamMiB int64 `json:"gttsize_param_mib,omitempty"`
 	TTMPagesLimit   int64 `json:"ttm_pages_limit,omitempty"`
 
+	// SharedTotal is the system RAM Windows lets the GPU share (WDDM's
+	// "shared GPU memory": half of RAM less any dedicated system memory;
+	// Microsoft, "Calculating graphics memory"). Zero off Windows.
+	SharedTotal planner.Bytes `json:"shared_total,omitempty"`
+	// GPUCores is an Apple GPU's core count (system_profiler sppci_cores),
+	// which tells apart chips of one name (M3 Max 30 or 40 cores).
+	GPUCores int `json:"gpu_cores,omitempty"`
+	// WorkingSet is, on a Mac, what Metal lets one process keep resident
+	// on the GPU (MTLDevice.recommendedMaxWorkingSetSize): the raised
+	// iogpu.wired_limit_mb when set, else macOS's default for this much
+	// memory (DefaultMetalWorkingSet). WorkingSetSource says which.
+	WorkingSet       planner.Bytes `json:"working_set,omitempty"`
+	WorkingSetSource string        `json:"working_set_source,omitempty"`
+	// WiredLimitMiB is sysctl iogpu.wired_limit_mb (0 = macOS's default).
+	WiredLimitMiB int64 `json:"wired_limit_mib,omitempty"`
+
 	// ComputeCapability is NVIDIA's "8.9"; Arch is the catalog's arch name
 	// when the PCI id table knows it ("ada", "rdna3", "rdna3.5").
 	ComputeCapability string `json:"compute_capability,omitempty"`
@@ -133,7 +152,7 @@ type Device struct {
 	MaxMemClockMHz int    `json:"max_mem_clock_mhz,omitempty"`
 	DriverVersion  string `json:"driver_version,omitempty"`
 	// Sources lists the readers that filled this device: "sysfs",
-	// "nvidia-smi".
+	// "nvidia-smi", "system_profiler", "sysctl", "registry".
 	Sources []string `json:"sources,omitempty"`
 }
 

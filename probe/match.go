@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/headroom-planner/headroom/planner"
@@ -88,6 +89,9 @@ func matchDevice(d Device, m Machine, cat *planner.Catalog) MatchedDevice {
 
 // candidates lists catalog entries the device may be.
 func candidates(d Device, cat *planner.Catalog) ([]planner.Hardware, string) {
+	if d.Vendor == "Apple" {
+		return appleCandidates(d, cat)
+	}
 	if d.PCIID != "" {
 		var hs []planner.Hardware
 		for _, h := range cat.Hardware {
@@ -182,6 +186,45 @@ func byCPUModel(cands []planner.Hardware, model string) []planner.Hardware {
 	return out
 }
 
+// appleCandidates finds an Apple chip by its name and GPU core count
+// ("Apple M3 Pro" with 18 cores → apple-m3-pro-18c); without an entry for
+// that core count, the chip's entry with the nearest count stands in.
+func appleCandidates(d Device, cat *planner.Catalog) ([]planner.Hardware, string) {
+	if id := appleCatalogID(d.Name, d.GPUCores); id != "" {
+		if hs := byIDs(cat, []string{id}); len(hs) > 0 {
+			return hs, "chip + gpu cores"
+		}
+	}
+	prefix := appleCatalogID(d.Name, 1)
+	prefix = strings.TrimSuffix(prefix, "1c")
+	if prefix == "" {
+		return nil, ""
+	}
+	var best planner.Hardware
+	bestDiff := -1
+	for _, h := range cat.Hardware {
+		rest, ok := strings.CutPrefix(h.ID, prefix)
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSuffix(rest, "c"))
+		if err != nil {
+			continue
+		}
+		diff := n - d.GPUCores
+		if diff < 0 {
+			diff = -diff
+		}
+		if bestDiff < 0 || diff < bestDiff {
+			best, bestDiff = h, diff
+		}
+	}
+	if bestDiff < 0 {
+		return nil, ""
+	}
+	return []planner.Hardware{best}, "chip (nearest gpu core count)"
+}
+
 // genericMatch builds a profile from what was probed.
 func genericMatch(d Device, m Machine) MatchedDevice {
 	h := planner.Hardware{
@@ -209,6 +252,18 @@ func genericMatch(d Device, m Machine) MatchedDevice {
 	case classUnifiedSoC, classIntelIGPU:
 		h.MemoryModel, h.Memory, h.MemoryType = planner.MemUnified, firstNonZero(m.Memory.Installed, m.Memory.Total), m.Memory.Kind
 		h.GPUMemory = m.Memory.Total
+	case classAppleSoC:
+		h.MemoryModel, h.Memory, h.GPUMemory = planner.MemUnified, m.Memory.Total, d.WorkingSet
+		h.Backends = []planner.Backend{planner.Metal, planner.CPU}
+		h.ID = "generic-apple"
+		if id := appleCatalogID(d.Name, d.GPUCores); id != "" {
+			h.ID = "generic-" + id
+		} else if arch := appleArch(d.Name); arch != "" {
+			h.ID = "generic-" + arch
+		}
+	case classWDDMShared:
+		h.MemoryModel, h.Memory, h.MemoryType = planner.MemAPU, firstNonZero(m.Memory.Installed, m.Memory.Total), m.Memory.Kind
+		h.GPUMemory = d.VRAMTotal + d.SharedTotal
 	}
 	return MatchedDevice{Device: d, Hardware: h, By: "generic", Generic: true, Hint: CalibrateHint}
 }
@@ -294,4 +349,31 @@ func words(s string) []string {
 		}
 	}
 	return out
+}
+
+// GenericPrefix starts the id of every profile Match builds from probed
+// values ("generic-cpu", "generic-amd-1002-15bf", "generic-apple-m5-max").
+// Such ids are not in the catalog: they name a device of the machine
+// probed, and only a probe of that machine (or its snapshot) resolves them.
+const GenericPrefix = "generic-"
+
+// IsGenericID reports whether id names a profile built by the probe rather
+// than a catalog entry.
+func IsGenericID(id string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(id)), GenericPrefix)
+}
+
+// Lookup finds, among the devices Match returned, the one whose hardware id
+// is id (case-insensitive). It is how a front end resolves `-H generic-cpu`
+// (or any id the probe printed) consistently with what `headroom probe`
+// shows: probe the machine (or --root), Match, then Lookup; ok is false when
+// this machine has no such device.
+func Lookup(matched []MatchedDevice, id string) (MatchedDevice, bool) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	for _, md := range matched {
+		if strings.ToLower(md.Hardware.ID) == id {
+			return md, true
+		}
+	}
+	return MatchedDevice{}, false
 }

@@ -137,3 +137,23 @@ func TestCPUNameMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupGenericCPU is issue 15 item 17: the id probe prints for a
+// machine without accelerators must resolve.
+func TestLookupGenericCPU(t *testing.T) {
+	m := Machine{CPU: CPU{Vendor: "GenuineIntel", Model: "Unknown CPU 9000"}, Memory: Memory{Total: 16 * planner.GiB}}
+	ms := Match(m, testCatalog())
+	if len(ms) != 1 || ms[0].Hardware.ID != "generic-cpu" || !IsGenericID(ms[0].Hardware.ID) {
+		t.Fatalf("match %+v", ms)
+	}
+	md, ok := Lookup(ms, " Generic-CPU ")
+	if !ok || md.Hardware.Memory != 16*planner.GiB {
+		t.Errorf("Lookup(generic-cpu) = %+v, %v", md.Hardware, ok)
+	}
+	if _, ok := Lookup(ms, "generic-nvidia-10de-2684"); ok {
+		t.Error("Lookup found a device this machine does not have")
+	}
+	if IsGenericID("nvidia-rtx-4090") {
+		t.Error("a catalog id read as generic")
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/headroom-planner/headroom/planner"
 )
@@ -310,6 +312,24 @@ func smbiosStrings(b []byte) []string {
 }
 
 // clip shortens garbage for error messages.
+// cleanName makes a name read from outside printable: control characters
+// (a terminal escape in a driver description) are dropped and the result
+// is capped at 120 bytes, on a rune boundary.
+func cleanName(s string) string {
+	var b strings.Builder
+	for _, r := range strings.TrimSpace(s) {
+		if b.Len() >= 120 {
+			b.WriteString("…")
+			break
+		}
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 func clip(s string) string {
 	if len(s) > 40 {
 		return s[:40] + "…"

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"fmt"
+	"os"
 	"path"
 	"sync"
 
@@ -17,6 +18,12 @@ type Options struct {
 	// SMI runs nvidia-smi. Nil means ExecSMI for the root "/" and FileSMI
 	// (the output saved in the tree) for any other root.
 	SMI SMI
+	// Tools runs (or replays) the tools a macOS or Windows machine is
+	// probed with. Nil means ExecTools for the root "/" on macOS and
+	// Windows, the outputs saved under Root/.headroom/darwin or
+	// Root/.headroom/windows when the root holds them (a snapshot saved
+	// there, replayed anywhere), and a Linux probe otherwise.
+	Tools Tools
 	// PCIDBPath is a pci.ids file used to name devices Headroom's own table
 	// does not know. Empty means Root/usr/share/hwdata/pci.ids or
 	// Root/usr/share/misc/pci.ids, the first that exists.
@@ -41,6 +48,7 @@ func Probe(ctx context.Context, opts Options) (Machine, error) {
 type prober struct {
 	fs     *rootFS
 	smi    SMI
+	tools  Tools // nil for a Linux probe
 	rec    *recorder
 	dbPath string
 	params moduleParams
@@ -57,8 +65,12 @@ func newProber(opts Options, rec *recorder) (*prober, error) {
 		return nil, err
 	}
 	p := &prober{fs: fsys, smi: opts.SMI, rec: rec, dbPath: opts.PCIDBPath, warned: map[string]bool{}}
+	p.tools = desktopTools(opts, fsys)
 	if p.smi == nil {
 		p.smi = defaultSMI(fsys.root)
+		if isLiveRoot(fsys.root) {
+			p.smi = ExecSMI{}
+		}
 	}
 	return p, nil
 }
@@ -74,6 +86,10 @@ func (p *prober) run(ctx context.Context) (Machine, error) {
 	if err := ctx.Err(); err != nil {
 		return Machine{}, fmt.Errorf("probe: %w", err)
 	}
+	if p.tools != nil {
+		return p.runDesktop(ctx)
+	}
+	p.m.OS = "linux"
 	p.host()
 	p.params = p.readModuleParams()
 	devs, pciOK := p.sysfsGPUs()
@@ -141,8 +157,11 @@ func (p *prober) pciName(vendor, device string) string {
 		return fallback
 	}
 	p.rec.pciName(vendor, v.Name, device, prod.Name)
-	return prod.Name
+	return cleanName(prod.Name)
 }
+
+// maxPCIIDsSize bounds the pci.ids file: the full database is about 1.3 MB.
+const maxPCIIDsSize = 16 << 20
 
 func (p *prober) loadPCIDB() {
 	file := p.dbPath
@@ -155,6 +174,12 @@ func (p *prober) loadPCIDB() {
 		}
 	}
 	if file == "" {
+		return
+	}
+	// pcidb opens the file itself: only a regular file of bounded size is
+	// handed to it (a FIFO would block it, /dev/zero would never end).
+	if st, err := os.Stat(file); err != nil || !st.Mode().IsRegular() || st.Size() > maxPCIIDsSize {
+		p.warn("pci.ids %s: not a regular file of at most %d MiB; devices not in Headroom's table stay unnamed", path.Base(file), maxPCIIDsSize>>20)
 		return
 	}
 	if err := guard("pcidb", func() error {

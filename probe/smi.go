@@ -219,9 +219,9 @@ func parseSMI(out []byte) (gpus []smiGPU, problems []string, err error) {
 	if h < 0 {
 		return nil, nil, errors.New("no CSV header with pci.bus_id or memory.total")
 	}
-	cols := smiColumns(recs[h])
+	cols, width := smiColumns(recs[h])
 	for i, rec := range recs[h+1:] {
-		g, err := smiRow(cols, rec)
+		g, err := smiRow(cols, width, rec)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("row %d: %v", i+1, err))
 			continue
@@ -251,17 +251,26 @@ func smiKey(f string) string {
 	return strings.ToLower(strings.TrimSpace(f))
 }
 
-func smiColumns(header []string) map[string]int {
+// smiColumns maps each header key to its column and returns the header's
+// width. A key that appears twice keeps its first column and an empty key
+// none: rows are checked against width, not the number of distinct keys, so
+// a duplicated or empty header field cannot make a column index run past a
+// row (it did, and panicked: issue 15, item 5).
+func smiColumns(header []string) (map[string]int, int) {
 	cols := map[string]int{}
 	for i, f := range header {
-		cols[smiKey(f)] = i
+		k := smiKey(f)
+		if _, dup := cols[k]; dup || k == "" {
+			continue
+		}
+		cols[k] = i
 	}
-	return cols
+	return cols, len(header)
 }
 
-func smiRow(cols map[string]int, rec []string) (smiGPU, error) {
-	if len(rec) != len(cols) {
-		return smiGPU{}, fmt.Errorf("%d fields, header has %d", len(rec), len(cols))
+func smiRow(cols map[string]int, width int, rec []string) (smiGPU, error) {
+	if len(rec) != width {
+		return smiGPU{}, fmt.Errorf("%d fields, header has %d", len(rec), width)
 	}
 	get := func(k string) string {
 		i, ok := cols[k]
@@ -270,7 +279,7 @@ func smiRow(cols map[string]int, rec []string) (smiGPU, error) {
 		}
 		return strings.TrimSpace(rec[i])
 	}
-	g := smiGPU{Index: -1, Name: get("name"), Compute: get("compute_cap"), Driver: get("driver_version")}
+	g := smiGPU{Index: -1, Name: cleanName(get("name")), Compute: cleanName(get("compute_cap")), Driver: cleanName(get("driver_version"))}
 	if v, err := strconv.Atoi(get("index")); err == nil && v >= 0 {
 		g.Index = v
 	}

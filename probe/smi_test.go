@@ -230,3 +230,45 @@ func FuzzParseSMI(f *testing.F) {
 		}
 	})
 }
+
+// TestParseSMIBadHeader is issue 15 item 5: a duplicated or empty header
+// column made smiRow index past the row and panic.
+func TestParseSMIBadHeader(t *testing.T) {
+	tests := []struct {
+		name     string
+		in       string
+		wantGPUs int
+		wantMiB  int64
+	}{
+		{"duplicated column", "pci.bus_id, memory.total [MiB], memory.total [MiB]\n00000000:01:00.0, 24564 MiB, 1 MiB\n", 1, 24564},
+		{"empty column", "pci.bus_id, , memory.total [MiB]\n00000000:01:00.0, x, 24564 MiB\n", 1, 24564},
+		{"duplicate, short row", "memory.total, memory.total, pci.bus_id\n24564, 00000000:01:00.0\n", 0, 0},
+		{"all empty", ",,memory.total\n,,\n", 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gpus, _, err := parseSMI([]byte(tt.in))
+			if err != nil {
+				t.Fatalf("parseSMI: %v", err)
+			}
+			if len(gpus) != tt.wantGPUs {
+				t.Fatalf("got %d GPUs, want %d", len(gpus), tt.wantGPUs)
+			}
+			if tt.wantGPUs > 0 && gpus[0].MemTotal != planner.Bytes(tt.wantMiB)*planner.MiB {
+				t.Errorf("memory.total = %s, want %d MiB (the first of the duplicated columns)", gpus[0].MemTotal, tt.wantMiB)
+			}
+		})
+	}
+}
+
+// TestSMINameSanitized is the probe's part of issue 15 item 4: a terminal
+// escape in a device name never reaches the screen.
+func TestSMINameSanitized(t *testing.T) {
+	gpus, _, err := parseSMI([]byte("name, pci.bus_id\n\"NVIDIA \x1b[2JGeForce\x07 RTX 4090\", 00000000:01:00.0\n"))
+	if err != nil || len(gpus) != 1 {
+		t.Fatalf("%+v, %v", gpus, err)
+	}
+	if gpus[0].Name != "NVIDIA [2JGeForce RTX 4090" {
+		t.Errorf("name %q", gpus[0].Name)
+	}
+}

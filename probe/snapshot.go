@@ -47,7 +47,9 @@ func snapshot(ctx context.Context, opts Options, w io.Writer) (Machine, error) {
 	if err != nil {
 		return Machine{}, fmt.Errorf("snapshot: %w", err)
 	}
-	p.ghwFiles()
+	if p.tools == nil {
+		p.ghwFiles()
+	}
 	if err := writeSnapshot(rec, w); err != nil {
 		return Machine{}, fmt.Errorf("snapshot: write archive: %w", err)
 	}

@@ -49,10 +49,16 @@ const (
 	classAMDAPU                        // carve-out + GTT of system RAM
 	classUnifiedSoC                    // NVIDIA GB10/Jetson: one pool
 	classIntelIGPU                     // shared system RAM, no carve-out figure
+	classAppleSoC                      // Apple silicon: Metal's working set of unified memory
+	classWDDMShared                    // Windows iGPU: dedicated + WDDM shared system memory
 )
 
 func classify(d Device) memClass {
 	switch {
+	case d.Vendor == "Apple" && d.Integrated:
+		return classAppleSoC
+	case d.Integrated && d.SharedTotal > 0:
+		return classWDDMShared
 	case d.Integrated && d.Vendor == "AMD" && d.VRAMTotal == 0 && gttCeilingOf(d) == 0:
 		return classUnknownMemory
 	case d.Integrated && d.Vendor == "AMD":
@@ -119,6 +125,11 @@ func UsableMemory(d Device, m Machine, policy string, b planner.Backend) Usable 
 		u.Bytes, u.Rule = socUsable(m, policy)
 	case classIntelIGPU:
 		u.Bytes, u.Rule = intelIGPUUsable(m, policy)
+	case classAppleSoC:
+		u.Backend = planner.Metal
+		u.Bytes, u.Rule = appleUsable(d, m, policy)
+	case classWDDMShared:
+		u.Bytes, u.Rule = wddmUsable(d, policy)
 	default:
 		u.Rule = "device memory was not probed (see warnings); the catalog size stands in"
 	}
@@ -237,6 +248,42 @@ func intelIGPUUsable(m Machine, policy string) (planner.Bytes, string) {
 		"shared system RAM: ANV's heap is 3/4 of RAM, capped at MemAvailable − OS reserve"
 }
 
+// appleUsable is for Apple silicon. llama.cpp's Metal backend reports the
+// device's memory as recommendedMaxWorkingSetSize and its free memory as
+// that less what its own process has allocated (ggml-metal-device.m,
+// ggml_metal_device_get_memory), so it sizes against the working set
+// whatever other processes hold (macOS compresses or pages them out);
+// Ollama sizes against the same figure (discover/gpu_darwin.go). MLX
+// allocates up to 1.5 × the working set but pages everything past it on
+// each step (osaurus PR #1958 citing mlx/backend/metal/allocator.cpp), so
+// the working set is its useful limit too. What other processes hold now
+// is FreeNow's business. PyTorch engines (vLLM, SGLang, TGI) have no Metal
+// backend.
+func appleUsable(d Device, m Machine, policy string) (planner.Bytes, string) {
+	switch policy {
+	case "llamacpp", "ollama", "mlx", "transformers":
+	default:
+		return 0, "no " + policy + " backend for Apple GPUs (Metal); it would run on the CPU"
+	}
+	rule := "Metal's working set (recommendedMaxWorkingSetSize): " + d.WorkingSetSource
+	if m.Memory.Available > 0 && m.Memory.Available < d.WorkingSet {
+		rule += fmt.Sprintf("; only %s of RAM is available now (vm_stat): macOS will compress or page out the rest", m.Memory.Available)
+	}
+	return d.WorkingSet, rule
+}
+
+// wddmUsable is for a Windows integrated GPU: Vulkan and DirectML see the
+// dedicated (BIOS carve-out) memory plus WDDM's shared system memory
+// (half of RAM; Microsoft, "Calculating graphics memory"). ROCm and CUDA
+// engines do not run on Windows iGPUs natively.
+func wddmUsable(d Device, policy string) (planner.Bytes, string) {
+	if policy != "llamacpp" && policy != "ollama" {
+		return 0, "no " + policy + " backend for integrated GPUs on Windows"
+	}
+	return nonNeg(d.VRAMTotal + d.SharedTotal - d.VRAMUsed),
+		fmt.Sprintf("dedicated %s + shared GPU memory %s (WDDM: half of RAM)", d.VRAMTotal, d.SharedTotal)
+}
+
 // ForPlanner turns a matched device into what `headroom fit` needs: the
 // catalog Hardware with its memory set from the probe, what a GPU engine
 // can allocate on it now (usable; engine-agnostic: the llama.cpp rule,
@@ -259,6 +306,18 @@ func ForPlanner(md MatchedDevice, m Machine) (hw planner.Hardware, usable planne
 		hw.MemoryModel = planner.MemUnified
 		hw.Memory = firstNonZero(m.Memory.Installed, m.Memory.Total, hw.Memory)
 		hw.GPUMemory = m.Memory.Total
+	case classAppleSoC:
+		hw.MemoryModel = planner.MemUnified
+		hw.Memory = firstNonZero(m.Memory.Total, hw.Memory)
+		hw.GPUMemory = firstNonZero(d.WorkingSet, hw.GPUMemory)
+		// macOS pages out what other apps hold when Metal wires memory, so
+		// the planner gets the whole RAM (it takes the GPU's share and the
+		// OS reserve out itself); what is free now is FreeNow's (--free).
+		hostRAM = hw.Memory
+	case classWDDMShared:
+		hw.MemoryModel = planner.MemAPU
+		hw.Memory = firstNonZero(m.Memory.Installed, m.Memory.Total, hw.Memory)
+		hw.GPUMemory = d.VRAMTotal + d.SharedTotal
 	case classUnknownMemory:
 		if d.Kind == planner.KindCPU {
 			hw.MemoryModel = planner.MemHost
