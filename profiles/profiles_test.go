@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -175,7 +174,7 @@ func TestMergeIsLinear(t *testing.T) {
 // forever; issue 15 item 9).
 func TestUserFilesAreReadSafely(t *testing.T) {
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.toml"), 0o600); err != nil {
+	if err := mkfifo(filepath.Join(dir, "fifo.toml"), 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.toml")); err != nil {

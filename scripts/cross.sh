@@ -26,8 +26,9 @@ for t in "${targets[@]}"; do
 			# cannot be compiled, let alone vetted, without cgo there: they
 			# are named and skipped. The CLI build above still needs
 			# ./cmd/headroom to build without them.
-			pkgs=$(GOOS=$goos GOARCH=$goarch CGO_ENABLED=0 go list -e -f '{{.ImportPath}} {{join .Deps " "}}' ./... |
-				awk -v goos="$goos" '{fy=0; for (i = 2; i <= NF; i++) if ($i ~ /^fyne\.io\/fyne\/v2/) fy=1;
+			# A package whose tests import ui (cmd/headroom's) pulls in Fyne too.
+			pkgs=$(GOOS=$goos GOARCH=$goarch CGO_ENABLED=0 go list -e -f '{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... |
+				awk -v goos="$goos" '{fy=0; for (i = 2; i <= NF; i++) if ($i ~ /^fyne\.io\/fyne\/v2/ || $i == "github.com/headroom-planner/headroom/ui") fy=1;
 					if (fy && goos == "darwin") print "skip " $1 > "/dev/stderr"; else print $1}' 2>"$out/skipped")
 			sed "s/^/cross: $goos\/$goarch vet: /; s/\$/ (imports Fyne, which needs cgo on macOS)/" "$out/skipped"
 			GOOS=$goos GOARCH=$goarch CGO_ENABLED=0 go vet $pkgs >"$log" 2>&1

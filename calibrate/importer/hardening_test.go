@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -147,7 +146,7 @@ func TestImportedTextIsPrintable(t *testing.T) {
 func TestImportFileRefusesFIFOs(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "bench.md")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	ctx := Context{Hardware: "nvidia-rtx-4080", Model: "meta-llama/Llama-2-7b-hf"}

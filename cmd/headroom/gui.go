@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/headroom-planner/headroom/ui"
 )
 
 // guiOptions are the flags of `headroom gui`.
@@ -46,11 +44,10 @@ display:
 			if err != nil {
 				return err
 			}
-			svc := ui.NewService(a)
 			if o.screenshots == "" {
-				return runGUI(svc)
+				return runGUI(a)
 			}
-			paths, err := renderScreenshots(svc, o)
+			paths, err := renderScreenshots(a, o)
 			for _, p := range paths {
 				fmt.Fprintln(cmd.OutOrStdout(), p)
 			}

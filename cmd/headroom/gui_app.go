@@ -8,15 +8,16 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/app"
+	fyneapp "fyne.io/fyne/v2/app"
 
+	"github.com/headroom-planner/headroom/app"
 	"github.com/headroom-planner/headroom/ui"
 )
 
 // newApp creates the Fyne app with Headroom's theme. Built with -tags ci,
 // Fyne gives a headless app with its software renderer.
 func newApp() fyne.App {
-	a := app.NewWithID(appID)
+	a := fyneapp.NewWithID(appID)
 	a.Settings().SetTheme(ui.NewTheme())
 	return a
 }
@@ -28,7 +29,8 @@ func softwareDriver(a fyne.App) bool {
 }
 
 // runGUI opens the window and returns when it is closed.
-func runGUI(svc ui.Service) error {
+func runGUI(h *app.App) error {
+	svc := ui.NewService(h)
 	a := newApp()
 	if softwareDriver(a) {
 		return errors.New("this headroom was built with -tags ci (Fyne's software renderer, no window); " +
@@ -42,7 +44,8 @@ func runGUI(svc ui.Service) error {
 // software renderer and returns their paths. Only a binary built with
 // -tags ci has that renderer as its driver; the OpenGL driver's captures
 // come back blank under Xvfb, so it is not offered.
-func renderScreenshots(svc ui.Service, o *guiOptions) ([]string, error) {
+func renderScreenshots(hr *app.App, o *guiOptions) ([]string, error) {
+	svc := ui.NewService(hr)
 	w, h, err := o.windowSize()
 	if err != nil {
 		return nil, err

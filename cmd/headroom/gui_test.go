@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/headroom-planner/headroom/app"
-	"github.com/headroom-planner/headroom/ui"
 )
 
 // screenshotsDir, when set, makes TestGUIScreenshots write the README's
@@ -25,15 +24,15 @@ var (
 // two RTX 4090s, so that the README does not depend on where it was made.
 const screenshotRoot = "../../probe/testdata/rtx-4090-x2"
 
-// guiTestService is the desktop app's service over the application layer,
-// with an empty calibration directory and the given machine to probe.
-func guiTestService(t *testing.T, root string) ui.Service {
+// guiTestApp is the application layer the desktop app is built over, with
+// an empty calibration directory and the given machine to probe.
+func guiTestApp(t *testing.T, root string) *app.App {
 	t.Helper()
 	a, err := app.Open(app.Options{CalibrationDir: t.TempDir(), NoUserDirs: true, Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ui.NewService(a)
+	return a
 }
 
 func TestGUIScreenshots(t *testing.T) {
@@ -43,8 +42,7 @@ func TestGUIScreenshots(t *testing.T) {
 	}
 	o := &guiOptions{screenshots: dir, model: "meta-llama/Llama-3.1-8B-Instruct", size: *screenshotsSize,
 		compare: "nvidia-rtx-4090,nvidia-rtx-5090,amd-ryzen-ai-max-395,apple-m4-max-40c,nvidia-rtx-3090"}
-	svc := guiTestService(t, screenshotRoot)
-	paths, err := renderScreenshots(svc, o)
+	paths, err := renderScreenshots(guiTestApp(t, screenshotRoot), o)
 	if err != nil {
 		t.Fatal(err)
 	}
