@@ -8,11 +8,14 @@
 # 1. gofmt (tracked files), go vet, and the unit tests without cgo (no
 #    network, no GPU).
 # 2. The engine tests: a real Ollama v0.6.5 serving GGUF models the tests
-#    write (calibrate/enginetest). They run when HEADROOM_OLLAMA is set (1,
+#    write (calibrate/enginetest), and a launch plan applied to it. They run when HEADROOM_OLLAMA is set (1,
 #    or the path of an ollama binary), when CI=true, or when ollama is on
 #    PATH; otherwise they are skipped with a message. With CI=true a
 #    missing ollama is a failure.
-# 3. The GUI: the real cgo window under Xvfb, screenshotted
+# 3. Fuzzing (scripts/fuzz.sh), cross-builds (scripts/cross.sh), the web
+#    server's load test and a real browser (scripts/load-test.sh,
+#    scripts/web-e2e.sh).
+# 4. The GUI: the real cgo window under Xvfb, screenshotted
 #    (scripts/gui-smoke.sh, out/gui-smoke) and driven with random input
 #    (scripts/gui-monkey.sh, out/gui-monkey).
 #
@@ -67,6 +70,27 @@ step "unit tests"
 # The engine tests skip here (HEADROOM_OLLAMA is not passed on); they run
 # on their own below, so no other package's tests compete with the timings.
 check "unit tests" env -u HEADROOM_OLLAMA go test -tags ci -count=1 ./...
+
+step "fuzzing (every target, FUZZTIME each)"
+# scripts/fuzz.sh finds every fuzz target and runs it in turn (5 s each in
+# CI, 40 targets; FUZZTIME=5m for the long run before a release).
+check "fuzz" env FUZZTIME="${FUZZTIME:-5s}" bash scripts/fuzz.sh
+
+step "cross-builds (darwin/arm64, darwin/amd64, windows/amd64, linux/arm64)"
+check "cross-builds" bash scripts/cross.sh
+
+step "web: load test and a real browser"
+# 200 concurrent plans against headroom serve on 127.0.0.1 (p50/p99 and
+# peak memory printed), then the page in headless Chromium: a plan
+# rendered for changed inputs, screenshot in out/web-e2e/plan.png.
+check "web load test" bash scripts/load-test.sh
+if command -v chromium >/dev/null 2>&1 || [ "$(id -u)" = 0 ]; then
+	check "web end-to-end" bash scripts/web-e2e.sh
+elif [ "${CI:-}" = true ]; then
+	failed+=("web end-to-end (no chromium)")
+else
+	echo "skipped: chromium not installed (apt-get install -y chromium)"
+fi
 
 step "engine tests (Ollama)"
 ollama_bin=${HEADROOM_OLLAMA:-}
