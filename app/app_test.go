@@ -109,3 +109,60 @@ func TestFitVerdictStates(t *testing.T) {
 		})
 	}
 }
+
+// A generic id the probe printed (`headroom probe` → generic-…) is a
+// hardware the other commands accept: it is found on the probed machine.
+func TestGenericHardwareIDResolves(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ root, id string }{
+		{"../probe/testdata/win-rtx2070s", "generic-nvidia-10de-1e84"},
+		{"../probe/testdata/no-gpu-server", "generic-cpu"},
+	} {
+		a := testApp(t, c.root)
+		ans, err := a.Fit(ctx, ScenarioRequest{Model: "meta-llama/Llama-3.2-3B-Instruct", Hardware: c.id, Quant: "q4_k_m", Engine: "llama.cpp", Context: 4096})
+		if err != nil {
+			t.Fatalf("-H %s on %s: %v", c.id, c.root, err)
+		}
+		if ans.Scenario.Hardware.ID != c.id || !ans.Machine.Probed {
+			t.Errorf("-H %s: planned for %q (probed %v)", c.id, ans.Scenario.Hardware.ID, ans.Machine.Probed)
+		}
+	}
+	a := testApp(t, "../probe/testdata/no-gpu-server")
+	if _, err := a.Fit(ctx, ScenarioRequest{Model: "meta-llama/Llama-3.2-3B-Instruct", Hardware: "generic-amd-1002-ffff"}); !errors.Is(err, ErrUsage) {
+		t.Errorf("a generic id this machine lacks: %v, want a usage error", err)
+	}
+}
+
+// --free plans against what is free now, and says what others hold; a
+// catalog machine has nothing probed to be free.
+func TestFitFreeNow(t *testing.T) {
+	ctx := context.Background()
+	a := testApp(t, "../probe/testdata/strix-halo-96-carveout")
+	ans, err := a.Fit(ctx, ScenarioRequest{Model: "meta-llama/Llama-3.1-8B-Instruct", Engine: "vllm", Free: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Free == nil || ans.Scenario.UsableMemory != ans.Free.Free || ans.Free.Free > ans.Free.Idle {
+		t.Fatalf("free now %+v, scenario usable %s", ans.Free, ans.Scenario.UsableMemory)
+	}
+	if _, err := a.Fit(ctx, ScenarioRequest{Model: "meta-llama/Llama-3.1-8B-Instruct", Hardware: "nvidia-rtx-4090", Free: true}); !errors.Is(err, ErrUsage) {
+		t.Errorf("--free on a catalog machine: %v, want a usage error", err)
+	}
+}
+
+// A configuration that does not fit a probed APU says what setup could
+// give the engine (here: not enough even with the carve-out moved to GTT).
+func TestFitSetupAdviceOnAPU(t *testing.T) {
+	a := testApp(t, "../probe/testdata/strix-halo-96-carveout")
+	ans, err := a.Fit(context.Background(), ScenarioRequest{Model: "meta-llama/Llama-3.3-70B-Instruct", Engine: "vllm", Quant: "bf16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Fit.Verdict != planner.DoesNotFit || ans.Setup == nil || ans.Setup.Max <= ans.Setup.Have || ans.Setup.Need <= ans.Setup.Max {
+		t.Fatalf("verdict %q, setup %+v: want advice saying the most this APU can give vLLM, below the need", ans.Fit.Verdict, ans.Setup)
+	}
+	b := testApp(t, "")
+	if ans, _ := b.Fit(context.Background(), ScenarioRequest{Model: "meta-llama/Llama-3.3-70B-Instruct", Hardware: "nvidia-rtx-4090", Engine: "vllm", Quant: "bf16"}); ans.Setup != nil {
+		t.Errorf("setup advice for a catalog GPU: %+v", ans.Setup)
+	}
+}

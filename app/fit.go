@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/headroom-planner/headroom/planner"
+	"github.com/headroom-planner/headroom/probe"
 	"github.com/headroom-planner/headroom/profiles/hub"
 )
 
@@ -28,6 +29,14 @@ type FitAnswer struct {
 	// Remote is where a model read from the Hub or the Ollama registry
 	// came from (nil for catalog models and local files).
 	Remote *hub.Result
+	// Free is the probed device's memory free now and what other
+	// processes hold (with ScenarioRequest.Free).
+	Free *probe.Occupancy
+	// Setup says which settings of a probed APU or Mac (carve-out,
+	// amdgpu.gttsize, ttm.pages_limit, --gpu-memory-utilization;
+	// iogpu.wired_limit_mb) would let a configuration that does not fit,
+	// or spills to system RAM, fit (nil elsewhere).
+	Setup *probe.Advice
 }
 
 // speedWorkload is the single-user workload FitAnswer.Speed is for.
@@ -101,6 +110,16 @@ func (a *App) FitScenario(s planner.Scenario, mach Machine, req ScenarioRequest)
 		return ans, asUsage(err)
 	}
 	ans.Fit = r
+	if req.Free {
+		if occ, ok := mach.FreeFor(s.Engine); ok {
+			ans.Free = &occ
+		}
+	}
+	if r.Verdict == planner.DoesNotFit || r.Verdict == planner.FitsWithOffload {
+		if adv, ok := mach.Setup(s.Engine, needBytes(s, r)); ok && !adv.Fits {
+			ans.Setup = &adv
+		}
+	}
 	if r.Verdict == planner.DoesNotFit {
 		return ans, nil
 	}
@@ -123,4 +142,21 @@ func limits(r planner.FitResult, req ScenarioRequest) []string {
 		out = append(out, fmt.Sprintf("context %d tokens, not the %d asked", r.Context, req.Context))
 	}
 	return out
+}
+
+// needBytes is the memory a configuration needs on its device to run as
+// asked with nothing in system RAM: its weights, overheads, and the KV
+// cache of its users at its context (at least what the fit placed).
+func needBytes(s planner.Scenario, r planner.FitResult) planner.Bytes {
+	b := r.Breakdown
+	fixed := b.Weights + b.HostWeights + b.Activations + b.ComputeBuffer + b.CUDAGraphs + b.Runtime + b.HostBuffers
+	if b.Weights+b.HostWeights < r.WeightBytes/planner.Bytes(max(s.Devices, 1)) {
+		fixed += r.WeightBytes/planner.Bytes(max(s.Devices, 1)) - b.Weights - b.HostWeights
+	}
+	ctx := r.Context
+	if ctx <= 0 {
+		ctx = max(s.Context, 4096)
+	}
+	kv := r.KVBytesPerToken * planner.Bytes(ctx) * planner.Bytes(max(s.Concurrency, 1))
+	return fixed + max(kv, b.KVCache+b.HostKV)
 }

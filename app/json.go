@@ -37,11 +37,15 @@ type FitJSON struct {
 	// Source is where a model from the Hub or the Ollama registry came
 	// from: repository, commit, files, exact weight bytes, bytes read.
 	Source *hub.Result `json:"source,omitempty"`
+	// Free is the probed device's memory free now (with --free); Setup
+	// the APU or Mac settings that would make it fit.
+	Free  *probe.Occupancy `json:"free_now,omitempty"`
+	Setup *probe.Advice    `json:"setup,omitempty"`
 }
 
 // NewFitJSON is ans as FitJSON (Speed only when the verdict runs).
 func NewFitJSON(ans FitAnswer) FitJSON {
-	j := FitJSON{Scenario: DescribeScenario(ans.Scenario), Machine: ans.Machine.Note, Fit: ans.Fit, Limits: ans.Limits, Automatic: ans.Automatic, Source: ans.Remote}
+	j := FitJSON{Scenario: DescribeScenario(ans.Scenario), Machine: ans.Machine.Note, Fit: ans.Fit, Limits: ans.Limits, Automatic: ans.Automatic, Source: ans.Remote, Free: ans.Free, Setup: ans.Setup}
 	if ans.Fit.Verdict.Runs() {
 		sp := ans.Speed
 		j.Speed = &sp

@@ -56,12 +56,31 @@ type MachineRequest struct {
 func (a *App) Machine(ctx context.Context, req MachineRequest) (Machine, error) {
 	if req.Hardware != "" {
 		h, err := a.Catalog().FindHardware(req.Hardware)
+		if err != nil && probe.IsGenericID(req.Hardware) {
+			// A generic id is one the probe printed for this machine's
+			// device (`headroom probe` → generic-cpu): find it there.
+			return a.probedDevice(ctx, req.Hardware)
+		}
 		if err != nil {
 			return Machine{}, asUsage(err)
 		}
 		return Machine{Hardware: h, Count: 1}, nil
 	}
 	return a.ProbedMachine(ctx)
+}
+
+// probedDevice is the probed machine's device with hardware id (a generic
+// profile the catalog does not have), or a usage error.
+func (a *App) probedDevice(ctx context.Context, id string) (Machine, error) {
+	pm := a.lastProbe(ctx)
+	if pm.err != nil {
+		return Machine{}, Usage(fmt.Errorf("hardware %q is a generic profile of a probed device, and probing failed: %w", id, pm.err))
+	}
+	md, ok := probe.Lookup(pm.matches, id)
+	if !ok {
+		return Machine{}, Usagef("hardware %q: this machine has no such device (see `headroom probe`)", id)
+	}
+	return a.machineFor(md, pm, 1), nil
 }
 
 // Probe probes the machine again (Options.Root) and returns what was read
@@ -121,6 +140,13 @@ func (a *App) ProbedMachine(ctx context.Context) (Machine, error) {
 	if pick == nil {
 		return Machine{}, Usage(ErrNoDevice)
 	}
+	return a.machineFor(*pick, pm, same), nil
+}
+
+// machineFor is the Machine of a probed device: its limits and a note on
+// where it came from.
+func (a *App) machineFor(md probe.MatchedDevice, pm *probedMachine, same int) Machine {
+	pick := &md
 	hw, usable, host, _ := probe.ForPlanner(*pick, pm.m)
 	where := "this machine"
 	if a.opt.Root != "" && a.opt.Root != "/" {
@@ -134,7 +160,29 @@ func (a *App) ProbedMachine(ctx context.Context) (Machine, error) {
 		note += fmt.Sprintf("; %d such devices (use --devices %d for tensor parallel)", same, same)
 	}
 	m := pm.m
-	return Machine{Hardware: hw, Usable: usable, Host: host, Probed: true, Note: note, Count: same, device: pick, probed: &m}, nil
+	return Machine{Hardware: hw, Usable: usable, Host: host, Probed: true, Note: note, Count: max(same, 1), device: pick, probed: &m}
+}
+
+// FreeFor is what engine e can allocate on the probed device now, with
+// other processes' memory taken out, and what they hold; ok is false for a
+// catalog machine (nothing was probed).
+func (m Machine) FreeFor(e planner.Engine) (probe.Occupancy, bool) {
+	if m.device == nil || m.probed == nil {
+		return probe.Occupancy{}, false
+	}
+	return probe.FreeNowMatched(*m.device, *m.probed, string(e.Policy)), true
+}
+
+// Setup is the setup advice for a probed APU or Mac that would let an
+// engine allocate need bytes (carve-out, amdgpu.gttsize, ttm.pages_limit,
+// --gpu-memory-utilization; iogpu.wired_limit_mb); ok is false where no
+// setting changes the device's memory (a discrete GPU, a catalog machine).
+func (m Machine) Setup(e planner.Engine, need planner.Bytes) (probe.Advice, bool) {
+	if m.device == nil || m.probed == nil {
+		return probe.Advice{}, false
+	}
+	adv := probe.Advise(m.device.Device, *m.probed, string(e.Policy), need)
+	return adv, len(adv.Settings) > 0 || adv.Fits || adv.Max > adv.Have
 }
 
 // probeOptions are the probe's options for Options.Root and PCIIDs.

@@ -24,6 +24,9 @@ type PlanRequest struct {
 	// speed (0 = the planner's default).
 	HostMemory       planner.Bytes
 	HostBandwidthGBs float64
+	// Free plans against the memory free now on the probed device
+	// (llama.cpp's view of it), not its total.
+	Free bool
 }
 
 // PlanAnswer is a ranked plan with the request it answered.
@@ -96,6 +99,14 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (PlanAnswer, error) {
 	pr, err := a.plannerRequest(m, mach, req)
 	if err != nil {
 		return PlanAnswer{}, err
+	}
+	if req.Free {
+		occ, ok := mach.FreeFor(planner.Engine{Policy: planner.PolicyLlamaCpp})
+		if !ok {
+			return PlanAnswer{}, Usagef("--free plans against the memory free now, which needs the probed machine (leave out --hardware)")
+		}
+		pr.UsableMemory = max(occ.Free, 1)
+		mach.Note += fmt.Sprintf("; free now %s (other processes hold %s, %s)", occ.Free, occ.Held, occ.Source)
 	}
 	return PlanAnswer{Request: pr, Result: planner.Plan(pr), Machine: mach, Model: rm}, nil
 }

@@ -31,6 +31,9 @@ type ScenarioRequest struct {
 	CPUMoELayers         int     // llama.cpp --n-cpu-moe; 0 = as needed
 	UnifiedKV            bool    // llama-server --kv-unified
 	HostMemory           planner.Bytes
+	// Free plans against the memory free now on the probed device (what
+	// other processes hold is taken out), not its total (--free).
+	Free bool
 }
 
 // Scenario turns a request into a complete, validated planner.Scenario on
@@ -91,6 +94,13 @@ func (a *App) scenarioOn(m planner.Model, mach Machine, req ScenarioRequest) (pl
 	if mach.Usable > 0 {
 		b, _ := s.ResolveBackend()
 		s.UsableMemory = mach.UsableFor(s.Engine, b)
+	}
+	if req.Free {
+		occ, ok := mach.FreeFor(s.Engine)
+		if !ok {
+			return s, Usagef("--free plans against the memory free now, which needs the probed machine (leave out --hardware)")
+		}
+		s.UsableMemory = max(occ.Free, 1)
 	}
 	return s, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/headroom-planner/headroom/app"
 	"github.com/headroom-planner/headroom/planner"
+	"github.com/headroom-planner/headroom/probe"
 	"github.com/headroom-planner/headroom/profiles/hub"
 )
 
@@ -24,6 +25,7 @@ type scenarioFlags struct {
 	kvUnified                                                      bool
 	nCPUMoE                                                        int
 	root                                                           string
+	free                                                           bool
 }
 
 func (f *scenarioFlags) register(c *cobra.Command, withConfig bool) {
@@ -32,6 +34,7 @@ func (f *scenarioFlags) register(c *cobra.Command, withConfig bool) {
 	fl.StringVarP(&f.hardware, "hardware", "H", "", "hardware id or name fragment (default: this machine, probed)")
 	fl.IntVar(&f.devices, "devices", 1, "number of devices (tensor parallel degree)")
 	fl.StringVar(&f.root, "root", "", "probe a saved machine tree instead of / when --hardware is not given")
+	fl.BoolVar(&f.free, "free", false, "plan against the memory free now on the probed device (what other processes hold is taken out)")
 	if !withConfig {
 		return
 	}
@@ -56,7 +59,7 @@ func (f *scenarioFlags) request() (app.ScenarioRequest, error) {
 	req := app.ScenarioRequest{Model: f.model, Hardware: f.hardware, Devices: f.devices, Engine: f.engine,
 		Backend: strings.ToLower(f.backend), Quant: f.quant, KVType: f.kvType, EngineVersion: f.engineVersion,
 		Concurrency: f.concurrency, GPUMemoryUtilization: f.gpuMemUtil, GPULayers: f.gpuLayers, CPUMoELayers: f.nCPUMoE,
-		UnifiedKV: f.kvUnified}
+		UnifiedKV: f.kvUnified, Free: f.free}
 	if f.model == "" {
 		return req, app.Usagef("--model is required (try `headroom list models`)")
 	}
@@ -173,6 +176,16 @@ func printFit(w io.Writer, ans app.FitAnswer) {
 	for _, x := range r.Advice {
 		fmt.Fprintf(w, "  → %s\n", x)
 	}
+	if fr := ans.Free; fr != nil {
+		if fr.Known {
+			fmt.Fprintf(w, "  - free now: %s for %s; other processes hold %s (%s)\n", fr.Free, s.Engine.Label(), fr.Held, fr.Source)
+		} else {
+			fmt.Fprintf(w, "  - free now: the probe cannot see what other processes use on this device; planned against %s\n", fr.Free)
+		}
+	}
+	if adv := ans.Setup; adv != nil {
+		printSetup(w, *adv)
+	}
 	if r.Verdict.Runs() && ans.Speed.DecodeTPS > 0 {
 		sp := ans.Speed
 		fmt.Fprintf(w, "\nSpeed, one user (512-token prompt): %s decode, TTFT %s, prefill %s  [%s]\n", sp.DecodeTPS, sp.TTFT, sp.PrefillTPS, sp.Source)
@@ -259,4 +272,20 @@ func remoteLine(r *hub.Result) string {
 		line += "; " + n
 	}
 	return line
+}
+
+// printSetup prints the settings that would let a configuration fit this
+// APU or Mac.
+func printSetup(w io.Writer, adv probe.Advice) {
+	if !adv.Possible {
+		fmt.Fprintf(w, "\nSetup: even set up for it, %s can allocate at most %s here (needs %s). %s\n", adv.Policy, adv.Max, adv.Need, adv.Note)
+		return
+	}
+	fmt.Fprintf(w, "\nSetup: this machine can give %s %s (it gets %s now); to fit %s:\n", adv.Policy, adv.Max, adv.Have, adv.Need)
+	for _, st := range adv.Settings {
+		fmt.Fprintf(w, "  %s = %s: %s\n", st.Name, st.Value, st.How)
+	}
+	if adv.Note != "" {
+		fmt.Fprintf(w, "  (%s)\n", adv.Note)
+	}
 }

@@ -31,7 +31,7 @@ type planOptions struct {
 // request turns the flags into the application layer's plan request.
 func (o *planOptions) request() (app.PlanRequest, error) {
 	req := app.PlanRequest{Model: o.scen.model, Hardware: o.scen.hardware, Devices: o.scen.devices,
-		Engines: splitList(o.engines), Quants: splitList(o.quants), HostBandwidthGBs: o.hostBandwidth}
+		Engines: splitList(o.engines), Quants: splitList(o.quants), HostBandwidthGBs: o.hostBandwidth, Free: o.scen.free}
 	if o.scen.model == "" {
 		return req, app.Usagef("--model is required")
 	}
