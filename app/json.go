@@ -77,7 +77,7 @@ type ProbeMatchJSON struct {
 func NewProbeJSON(m probe.Machine, devs []ProbedDevice) ProbeJSON {
 	rep := ProbeJSON{Machine: m}
 	for _, d := range devs {
-		rep.Matches = append(rep.Matches, ProbeMatchJSON{MatchedDevice: d.MatchedDevice, Usable: d.Usable})
+		rep.Matches = append(rep.Matches, ProbeMatchJSON(d))
 	}
 	return rep
 }

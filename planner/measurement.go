@@ -2,7 +2,6 @@ package planner
 
 import (
 	"fmt"
-	"math"
 	"strings"
 )
 
@@ -175,6 +174,3 @@ func WorkloadKindOf(m Measurement) WorkloadKind {
 	}
 	return WorkloadSingle
 }
-
-// validRate reports whether r is a finite positive request rate.
-func validRate(r float64) bool { return r > 0 && !math.IsInf(r, 0) && !math.IsNaN(r) }

@@ -122,7 +122,7 @@ func (p *modelPicker) key(ev *fyne.KeyEvent) bool {
 	if len(p.shown) == 0 {
 		return false
 	}
-	next := p.cursor
+	var next int
 	switch ev.Name {
 	case fyne.KeyDown:
 		next = min(p.cursor+1, len(p.shown)-1)
