@@ -301,7 +301,7 @@ func TestInvalidScenarios(t *testing.T) {
 // issue's targets (ttft 25, tpot 20, total_out 20) held on the 675 rows
 // without bursts and rate runs and do not on these. This guards against
 // regressions; `headroom validate` prints the full report and
-// docs/notes-predictions.md the leave-one-source-out figures.
+// docs/predictions.md the leave-one-source-out figures.
 func TestValidateTargets(t *testing.T) {
 	c := catalog(t)
 	rows, _, err := measurements.LoadPublished()

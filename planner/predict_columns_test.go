@@ -39,7 +39,7 @@ func TestPredictionsIgnoreNotesAndSource(t *testing.T) {
 // columns alone: TensorRT-LLM's offline throughput table, the bursts of
 // 1000 prompts and SGLang's request-rate runs. The guard is the median
 // absolute error of each group over all its metrics, set at what the
-// model reaches with margin (docs/notes-predictions.md has the figures;
+// model reaches with margin (docs/predictions.md has the figures;
 // the target is 30% for each).
 func TestNamedScenarioGroups(t *testing.T) {
 	c := catalog(t)

@@ -439,9 +439,17 @@ func (s *appService) calibrationStatus(id string) CalibrationStatus {
 	return CalibrationStatus{Calibrated: true, When: p.Created, Source: p.Source, Detail: detail}
 }
 
-// OpenModelFile reads a GGUF file, config.json or model directory.
-func (s *appService) OpenModelFile(path string) (planner.Model, error) {
-	return s.a.OpenModelFile(path)
+// OpenModelFile reads a GGUF file, config.json or model directory, or a
+// model reference (a Hub repository, hf.co/ORG/NAME:QUANT, ollama:NAME:TAG)
+// as `headroom fit -m` does, within two minutes.
+func (s *appService) OpenModelFile(ref string) (planner.Model, error) {
+	if app.LooksLikePath(ref) {
+		return s.a.OpenModelFile(ref)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rm, err := s.a.ResolveModel(ctx, ref, "")
+	return rm.Model, err
 }
 
 // Export writes a plan row with app.NewExport and Export.Encode: the same

@@ -74,6 +74,7 @@ func NewCanRunScreen(svc Service, opts Options) *CanRunScreen {
 		}
 		s.update(false)
 	}
+	s.picker.onOpenRef = s.OpenModelFile
 	s.picker.onOpenFile = func() {
 		if s.onOpenFile != nil {
 			s.onOpenFile()

@@ -94,6 +94,7 @@ func NewCompareScreen(svc Service, opts Options) *CompareScreen {
 		}
 		s.update(false)
 	}
+	s.picker.onOpenRef = s.OpenModelFile
 	s.picker.onOpenFile = func() {
 		if s.onOpenFile != nil {
 			s.onOpenFile()

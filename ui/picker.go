@@ -27,6 +27,7 @@ type modelPicker struct {
 	search  *entry
 	list    *widget.List
 	open    *widget.Button
+	remote  *widget.Button // "Read … from Hugging Face / Ollama", when the search names one
 	current *widget.Label
 
 	model planner.Model
@@ -34,6 +35,10 @@ type modelPicker struct {
 	onChanged func(planner.Model)
 	// onOpenFile is called when the user asks to open a model file.
 	onOpenFile func()
+	// onOpenRef is called with a model reference the catalog lacks
+	// (ORG/NAME on the Hugging Face Hub, hf.co/ORG/NAME:QUANT,
+	// ollama:NAME:TAG) when the user asks to read it.
+	onOpenRef func(ref string)
 
 	content fyne.CanvasObject
 }
@@ -68,12 +73,18 @@ func newModelPicker(models []planner.Model, listHeight float32) *modelPicker {
 			p.onOpenFile()
 		}
 	})
+	p.remote = widget.NewButtonWithIcon("", theme.DownloadIcon(), func() {
+		if ref := strings.TrimSpace(p.search.Text); ref != "" && p.onOpenRef != nil {
+			p.onOpenRef(ref)
+		}
+	})
+	p.remote.Hide()
 	p.current = widget.NewLabelWithStyle("No model chosen", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
 	p.current.Truncation = fyne.TextTruncateEllipsis
 	p.filter("")
 	p.content = container.NewBorder(
 		container.NewVBox(p.current, p.search),
-		p.open, nil, nil,
+		container.NewVBox(p.remote, p.open), nil, nil,
 		sized(p.list, fyne.NewSize(200, listHeight)),
 	)
 	return p
@@ -109,10 +120,49 @@ func (p *modelPicker) filter(q string) {
 		}
 	}
 	p.cursor = -1
+	p.showRemote(q)
 	p.list.UnselectAll()
 	p.list.Refresh()
 	// A new search shows its first matches, not the old scroll position.
 	p.list.ScrollToTop()
+}
+
+// showRemote offers to read q from the Hugging Face Hub or the Ollama
+// registry when it has the form of a reference there and is not a
+// catalog id: the model field takes what `headroom fit -m` takes.
+func (p *modelPicker) showRemote(q string) {
+	q = strings.TrimSpace(q)
+	where := remoteSource(q)
+	for _, m := range p.models {
+		if strings.EqualFold(m.ID, q) {
+			where = ""
+		}
+	}
+	if where == "" {
+		p.remote.Hide()
+		return
+	}
+	p.remote.SetText("Read " + q + " from " + where)
+	p.remote.Show()
+}
+
+// remoteSource names where a reference would be read from ("" = it is
+// not a remote reference).
+func remoteSource(q string) string {
+	l := strings.ToLower(q)
+	switch {
+	case q == "" || strings.ContainsAny(q, " \t"):
+		return ""
+	case strings.HasPrefix(l, "ollama:"):
+		return "the Ollama registry"
+	case strings.HasPrefix(l, "hf.co/"), strings.HasPrefix(l, "huggingface.co/"), strings.HasPrefix(l, "https://huggingface.co/"):
+		return "Hugging Face"
+	case strings.Count(q, "/") == 1 && !strings.HasPrefix(q, "/") && !strings.HasSuffix(q, "/"):
+		return "Hugging Face"
+	case strings.Count(q, ":") == 1 && !strings.Contains(q, "/"):
+		return "the Ollama registry"
+	}
+	return ""
 }
 
 // key lets the search field choose from the list: Down and Up move to the
@@ -120,6 +170,10 @@ func (p *modelPicker) filter(q string) {
 // when none is chosen yet. It reports whether it handled the key.
 func (p *modelPicker) key(ev *fyne.KeyEvent) bool {
 	if len(p.shown) == 0 {
+		if (ev.Name == fyne.KeyReturn || ev.Name == fyne.KeyEnter) && p.remote.Visible() && p.onOpenRef != nil {
+			p.onOpenRef(strings.TrimSpace(p.search.Text))
+			return true
+		}
 		return false
 	}
 	var next int
@@ -153,10 +207,15 @@ func (p *modelPicker) choose(m planner.Model) {
 // openFile reads a model file with svc off the UI thread and chooses it;
 // an error goes to errLine.
 func (p *modelPicker) openFile(svc Service, path string, j *job, errLine errorLabel) {
+	// A remote model takes seconds to read (its headers, by range): say so.
+	p.current.SetText("Reading " + path + "…")
+	p.current.TextStyle = fyne.TextStyle{Italic: true}
+	p.current.Refresh()
 	j.now(func() func() {
 		m, err := svc.OpenModelFile(path)
 		return func() {
 			if err != nil {
+				p.showCurrent()
 				errLine.set(fmt.Errorf("opening %s: %w", path, err))
 				return
 			}

@@ -82,6 +82,7 @@ func NewPlanScreen(svc Service, opts Options) *PlanScreen {
 		}
 		s.update(false)
 	}
+	s.picker.onOpenRef = s.OpenModelFile
 	s.picker.onOpenFile = func() {
 		if s.onOpenFile != nil {
 			s.onOpenFile()
