@@ -361,10 +361,36 @@ func computePeak(s Scenario) float64 {
 	}
 	v := h.Peak(p)
 	if v <= 0 {
-		v = 1e12
+		v = unknownPeakFLOPS
 	}
 	return v
 }
+
+// Fallbacks for a device the catalog has no figure for (a generic probed
+// device before `headroom calibrate`); every plan on one says its figures
+// are priors.
+const (
+	// unknownPeakFLOPS is 1 TFLOP/s: below any GPU of the last decade and
+	// about what 8 AVX2 cores sustain in FP32 GEMM [U], so an unknown
+	// device is not assumed fast.
+	unknownPeakFLOPS = 1e12
+	// unknownLinkBytesPerS is 25 GB/s, PCIe 4.0 x16 in one direction
+	// (31.5 GB/s raw, ~80% achieved; PCI-SIG spec [spec]), for tensor
+	// parallel over an interconnect the catalog does not name.
+	unknownLinkBytesPerS = 25e9
+	// unknownMemBytesPerS is 50 GB/s: dual-channel DDR5-4800's 76.8 GB/s
+	// at the ~65% a STREAM triad reaches [D], for a device whose
+	// bandwidth is unknown.
+	unknownMemBytesPerS = 50e9
+	// defaultHostGBs is system RAM bandwidth for weights kept in RAM when
+	// the plan is not told (--host-bandwidth): dual-channel DDR5-4800,
+	// 76.8 GB/s peak rounded down [D].
+	defaultHostGBs = 60.0
+	// hostReadEff is the share of that bandwidth llama.cpp's CPU matrix
+	// kernels reach reading offloaded weights (the CPU decode rows of the
+	// published measurements run at 0.6-0.8 of the triad rate [D]).
+	hostReadEff = 0.7
+)
 
 // allReduceMs is the tensor-parallel cost of one step of t tokens: 2L
 // all-reduces of t × d × 2 bytes, ring time α + 2(p−1)/p × bytes/busBW
@@ -378,7 +404,7 @@ func allReduceMs(s Scenario, tokens float64) float64 {
 	bw := ic.GBs * 1e9
 	alpha := 15e-6
 	if bw <= 0 || ic.Kind == "none" {
-		bw = 25e9
+		bw = unknownLinkBytesPerS
 	}
 	if len(ic.Kind) >= 4 && ic.Kind[:4] == "pcie" {
 		alpha = 30e-6
@@ -496,7 +522,7 @@ func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perf
 		queue:  t.queue,
 	}
 	if pm.bw <= 0 {
-		pm.bw = 50e9
+		pm.bw = unknownMemBytesPerS
 	}
 	pm.source = "prior"
 	if p.Source != "" {
@@ -557,7 +583,7 @@ func (pm perfModel) offloadMs(t int) float64 {
 	}
 	hb := s.HostBandwidthGBs
 	if hb <= 0 {
-		hb = 60
+		hb = defaultHostGBs
 	}
 	share := 1.0 // a dense model reads all of it
 	all := pm.wt.streamed + pm.wt.experts
@@ -567,7 +593,7 @@ func (pm perfModel) offloadMs(t int) float64 {
 	case all > 0:
 		share = pm.wt.bytes(s.Model, t) / all
 	}
-	return off * share / (hb * 1e9 * 0.7) * 1000
+	return off * share / (hb * 1e9 * hostReadEff) * 1000
 }
 
 // hostLinkGBs is the GB/s a discrete GPU copies host memory at: its PCIe
