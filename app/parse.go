@@ -157,3 +157,15 @@ func ParseMachineList(s string) ([]MachineSpec, error) {
 	}
 	return out, nil
 }
+
+// SplitList splits a comma-separated list (--engines, --quants), dropping
+// empty items and surrounding spaces.
+func SplitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -20,37 +20,14 @@ duration=${1:-60}
 RANDOM=${2:-1}
 out=out/gui-monkey
 mkdir -p "$out"
-tmp=$(mktemp -d)
 width=1280 height=800
 display=${GUI_MONKEY_DISPLAY:-:98}
-
-say() { echo "gui-monkey: $*" >&2; }
-for tool in Xvfb xdotool import identify; do
-	command -v "$tool" >/dev/null || { say "error: $tool not found (apt-get install -y xvfb xdotool imagemagick)"; exit 2; }
-done
-
-bin=${HEADROOM_BIN:-}
-if [[ -z $bin ]]; then
-	bin=$tmp/headroom
-	say "building $bin with cgo (the first build takes minutes)"
-	CGO_ENABLED=1 go build -o "$bin" ./cmd/headroom
-fi
-
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-Xvfb "$display" -screen 0 "${width}x${height}x24" -nolisten tcp >"$out/xvfb.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 50); do
-	[[ -e /tmp/.X11-unix/X${display#:} ]] && break
-	sleep 0.1
-done
-[[ -e /tmp/.X11-unix/X${display#:} ]] || { say "error: Xvfb did not start on $display"; exit 1; }
+name=gui-monkey
+# shellcheck source=scripts/xvfb-lib.sh
+source scripts/xvfb-lib.sh
+needs Xvfb xdotool import identify
+build_headroom
+start_xvfb
 export DISPLAY=$display
 
 HOME=$tmp XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache LIBGL_ALWAYS_SOFTWARE=1 \

@@ -17,37 +17,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/gui-smoke}
 mkdir -p "$out"
-tmp=$(mktemp -d)
 width=1280 height=800
 display=${GUI_SMOKE_DISPLAY:-:99}
-
-say() { echo "gui-smoke: $*" >&2; }
-for tool in Xvfb import identify convert; do
-	command -v "$tool" >/dev/null || { say "error: $tool not found (apt-get install -y xvfb imagemagick)"; exit 2; }
-done
-
-bin=${HEADROOM_BIN:-}
-if [[ -z $bin ]]; then
-	bin=$tmp/headroom
-	say "building $bin with cgo (the first build takes minutes)"
-	CGO_ENABLED=1 go build -o "$bin" ./cmd/headroom
-fi
-
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-Xvfb "$display" -screen 0 "${width}x${height}x24" -nolisten tcp >"$out/xvfb.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 50); do
-	[[ -e /tmp/.X11-unix/X${display#:} ]] && break
-	sleep 0.1
-done
-[[ -e /tmp/.X11-unix/X${display#:} ]] || { say "error: Xvfb did not start on $display"; cat "$out/xvfb.log" >&2; exit 1; }
+name=gui-smoke
+# shellcheck source=scripts/xvfb-lib.sh
+source scripts/xvfb-lib.sh
+needs Xvfb import identify convert
+build_headroom
+start_xvfb
 
 # A fresh config dir: no saved calibration or settings change the window.
 export XDG_CONFIG_HOME=$out/config

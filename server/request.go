@@ -161,7 +161,7 @@ func (q Request) scenario() (app.ScenarioRequest, error) {
 // plan is the request as app's PlanRequest.
 func (q Request) plan() (app.PlanRequest, error) {
 	req := app.PlanRequest{Model: q.Model, Hardware: q.Hardware, Devices: q.Devices,
-		Engines: splitList(q.Engines), Quants: splitList(q.Quants), HostBandwidthGBs: q.HostBandwidth}
+		Engines: app.SplitList(q.Engines), Quants: app.SplitList(q.Quants), HostBandwidthGBs: q.HostBandwidth}
 	if q.Devices < 0 || q.Devices > 64 {
 		return req, app.Usagef("devices = %d: use 1 to 64", q.Devices)
 	}
@@ -185,7 +185,7 @@ func (q Request) plan() (app.PlanRequest, error) {
 
 // compare is the request as app's CompareRequest (hardware is a list).
 func (q Request) compare() (app.CompareRequest, error) {
-	req := app.CompareRequest{Model: q.Model, Engines: splitList(q.Engines), Quants: splitList(q.Quants)}
+	req := app.CompareRequest{Model: q.Model, Engines: app.SplitList(q.Engines), Quants: app.SplitList(q.Quants)}
 	if strings.TrimSpace(q.Hardware) == "" {
 		return req, app.Usagef("hardware takes a comma-separated list, e.g. rtx-4090,2xrtx-3090,amd-ryzen-ai-max-395")
 	}
@@ -200,15 +200,4 @@ func (q Request) compare() (app.CompareRequest, error) {
 		return req, err
 	}
 	return req, nil
-}
-
-// splitList splits a comma-separated list, dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
 }

@@ -41,7 +41,7 @@ func newCompareCmd(g *globalOptions) *cobra.Command {
 				return err
 			}
 			ans, err := a.Compare(context.Background(), app.CompareRequest{Model: o.scen.model, Machines: specs, Workload: w, SLO: slo,
-				Engines: splitList(o.engines), Quants: splitList(o.quants)})
+				Engines: app.SplitList(o.engines), Quants: app.SplitList(o.quants)})
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/headroom-planner/headroom/app"
 )
 
 // guiOptions are the flags of `headroom gui`.
@@ -73,4 +75,4 @@ func (o *guiOptions) windowSize() (w, h float32, err error) {
 }
 
 // compareIDs splits --screenshot-compare.
-func (o *guiOptions) compareIDs() []string { return splitList(strings.TrimSpace(o.compare)) }
+func (o *guiOptions) compareIDs() []string { return app.SplitList(strings.TrimSpace(o.compare)) }

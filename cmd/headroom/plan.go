@@ -31,7 +31,7 @@ type planOptions struct {
 // request turns the flags into the application layer's plan request.
 func (o *planOptions) request() (app.PlanRequest, error) {
 	req := app.PlanRequest{Model: o.scen.model, Hardware: o.scen.hardware, Devices: o.scen.devices,
-		Engines: splitList(o.engines), Quants: splitList(o.quants), HostBandwidthGBs: o.hostBandwidth, Free: o.scen.free}
+		Engines: app.SplitList(o.engines), Quants: app.SplitList(o.quants), HostBandwidthGBs: o.hostBandwidth, Free: o.scen.free}
 	if o.scen.model == "" {
 		return req, app.Usagef("--model is required")
 	}
@@ -54,16 +54,6 @@ func (o *planOptions) request() (app.PlanRequest, error) {
 		return req, app.Usagef("--host-bandwidth = %g: want GB/s between 1 and 10000", b)
 	}
 	return req, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 func newPlanCmd(g *globalOptions) *cobra.Command {
