@@ -177,14 +177,16 @@ func writeError(w http.ResponseWriter, err error) {
 	w.Write(b)
 }
 
-// model resolves a model reference in the catalog only (unless
-// AllowModelFiles): the server reads no file a client names.
+// model resolves a model reference in the catalog only, unless
+// AllowModelFiles (files on this machine) or AllowRemoteModels (the Hub
+// and the Ollama registry): the server reads no file and reaches no host a
+// client names unless its user allowed it.
 func (s *Server) model(ref string) (*planner.Model, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
 		return nil, app.Usagef("model is required (see /api/list/models)")
 	}
-	if s.cfg.AllowModelFiles {
+	if s.cfg.AllowModelFiles || (s.cfg.AllowRemoteModels && !app.LooksLikePath(ref)) {
 		rm, err := s.app.ResolveModel(context.Background(), ref, "")
 		return &rm.Model, err
 	}

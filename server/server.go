@@ -36,6 +36,10 @@ type Config struct {
 	// the server (a GGUF, a config.json). Off by default: models are
 	// catalog ids or name fragments only.
 	AllowModelFiles bool
+	// AllowRemoteModels lets a model reference name a repository on the
+	// Hugging Face Hub or a tag in the Ollama registry (the application
+	// layer must have been opened with Options.Remote).
+	AllowRemoteModels bool
 	// Logger receives one line per request (method, path, status,
 	// duration); nil discards them.
 	Logger *slog.Logger

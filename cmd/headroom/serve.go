@@ -12,17 +12,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/headroom-planner/headroom/app"
+	"github.com/headroom-planner/headroom/profiles/hub"
 	"github.com/headroom-planner/headroom/server"
 )
 
 // serveOptions are the flags of `headroom serve`.
 type serveOptions struct {
-	addr, token     string
-	allowModelFiles bool
-	maxPlans        int
-	timeout         time.Duration
-	exitAfter       time.Duration
-	quiet           bool
+	addr, token                  string
+	allowModelFiles, allowRemote bool
+	maxPlans                     int
+	timeout                      time.Duration
+	exitAfter                    time.Duration
+	quiet                        bool
 }
 
 func newServeCmd(g *globalOptions) *cobra.Command {
@@ -36,7 +37,8 @@ at /mcp, and the web page at /.
 
 It listens on 127.0.0.1 unless told otherwise; any other address needs --token
 (or HEADROOM_TOKEN), sent by clients as "Authorization: Bearer TOKEN". Models are
-catalog ids: no request makes the server read a file unless --allow-model-files.`,
+catalog ids: no request makes the server read a file unless --allow-model-files,
+or reach the Hugging Face Hub or the Ollama registry unless --allow-remote-models.`,
 		Example: "  headroom serve\n  HEADROOM_TOKEN=s3cret headroom serve --addr 0.0.0.0:8080",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -47,6 +49,7 @@ catalog ids: no request makes the server read a file unless --allow-model-files.
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "host:port to listen on (non-loopback needs --token)")
 	f.StringVar(&o.token, "token", "", "bearer token clients must send (default $HEADROOM_TOKEN)")
 	f.BoolVar(&o.allowModelFiles, "allow-model-files", false, "let requests name model files on this machine (GGUF, config.json) instead of catalog ids only")
+	f.BoolVar(&o.allowRemote, "allow-remote-models", false, "let requests name models on the Hugging Face Hub or the Ollama registry (read with HF_ENDPOINT, HF_TOKEN, HEADROOM_OLLAMA_REGISTRY; headers only)")
 	f.IntVar(&o.maxPlans, "max-plans", 0, "answers computed at once (default: CPU count); more wait, up to 256, then get 503")
 	f.DurationVar(&o.timeout, "timeout", 60*time.Second, "time limit of one request")
 	f.DurationVar(&o.exitAfter, "exit-after", 0, "stop by itself after this long (0 = at SIGINT/SIGTERM only), e.g. for CI")
@@ -67,7 +70,9 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions) error {
 	if o.maxPlans < 0 || o.timeout <= 0 || o.exitAfter < 0 {
 		return app.Usagef("--max-plans, --timeout and --exit-after must be positive")
 	}
-	a, err := app.Open(app.Options{ProfilesDir: g.profilesDir, CalibrationDir: g.calibrationDir,
+	h := hub.FromEnv(os.Getenv)
+	h.Offline = h.Offline || g.offline
+	a, err := app.Open(app.Options{ProfilesDir: g.profilesDir, CalibrationDir: g.calibrationDir, Remote: o.allowRemote, Hub: h,
 		Warn: func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "headroom: warning: %s\n", msg) }})
 	if err != nil {
 		return err
@@ -77,7 +82,7 @@ func runServe(cmd *cobra.Command, g *globalOptions, o *serveOptions) error {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	srv, err := server.New(a, server.Config{Addr: o.addr, Token: token, MaxPlans: o.maxPlans, Timeout: o.timeout,
-		AllowModelFiles: o.allowModelFiles, Logger: logger})
+		AllowModelFiles: o.allowModelFiles, AllowRemoteModels: o.allowRemote, Logger: logger})
 	if err != nil {
 		return err
 	}
