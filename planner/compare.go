@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"strings"
 	"sync"
 )
 
@@ -110,13 +109,13 @@ func compareOne(req PlanRequest) CompareRow {
 // closest: the fewest weight bits among those dropped for memory (the
 // first dropped reason otherwise), named, so that "bf16 needs 15 GiB" does
 // not stand for a machine where even a 4-bit file is too big.
-func closestMiss(c *Catalog, dropped []Candidate) string {
+func closestMiss(c *Catalog, dropped []Rejection) string {
 	if len(dropped) == 0 {
 		return "nothing fits"
 	}
 	best, bits := dropped[0], math.Inf(1)
 	for _, d := range dropped {
-		if !strings.HasPrefix(d.Why, "does not fit") {
+		if d.Reason != DropMemory {
 			continue
 		}
 		q, err := c.FindQuant(d.Quant)

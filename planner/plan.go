@@ -1,8 +1,10 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -128,7 +130,7 @@ type PlanResult struct {
 	// where every configuration that keeps up delivers the same total,
 	// of capacity (req/s) vs per-user tok/s instead.
 	Pareto  []Candidate `json:"pareto"`
-	Dropped []Candidate `json:"dropped"` // with Why
+	Dropped []Rejection `json:"dropped"`
 	Notes   []string    `json:"notes,omitempty"`
 }
 
@@ -238,7 +240,8 @@ func Plan(req PlanRequest) PlanResult {
 	// copy out once at their final size, rather than regrow two slices
 	// per plan (BenchmarkPlanAllDevices: a quarter of its allocation).
 	scratch := candidateScratch.Get().(*[2][]Candidate)
-	ranked, dropped := scratch[0][:0], scratch[1][:0]
+	ranked := scratch[0][:0]
+	var dropped []Rejection
 	if req.Hardware.Kind != KindGPU {
 		devs = 1 // APUs, SoCs and CPUs are one device
 	}
@@ -259,13 +262,13 @@ func Plan(req PlanRequest) PlanResult {
 					var full Candidate // the unquantized-KV row of this format and TP
 					haveFull := false
 					for _, kv := range kvs {
-						cand, ok := evaluate(req, e, q, kv, tp, users, perf, terms)
+						cand, reason, ok := evaluate(req, e, q, kv, tp, users, perf, terms)
 						if ok && haveFull && kvQuantized(kv) && !quantizedKVSaves(full, users) {
-							cand.Why, ok = fmt.Sprintf("%s KV saves nothing here: %s KV already holds %s on the device", kv.ID, full.KVType, Plural(users, "user")), false
+							cand.Why, reason, ok = fmt.Sprintf("%s KV saves nothing here: %s KV already holds %s on the device", kv.ID, full.KVType, Plural(users, "user")), DropKVSavesNothing, false
 						}
 						if !ok {
 							if cand.Why != "" {
-								dropped = append(dropped, cand)
+								dropped = append(dropped, rejection(cand, reason))
 							}
 							continue
 						}
@@ -291,10 +294,9 @@ func Plan(req PlanRequest) PlanResult {
 			lowBits = len(ranked) > 0
 		}
 	}
-	res.Ranked, res.Dropped = cloneCandidates(ranked), cloneCandidates(dropped)
+	res.Ranked, res.Dropped = cloneCandidates(ranked), slices.Clone(dropped)
 	clear(ranked) // drop the references the pool would otherwise keep alive
-	clear(dropped)
-	scratch[0], scratch[1] = ranked[:0], dropped[:0]
+	scratch[0] = ranked[:0]
 	candidateScratch.Put(scratch)
 	explained := func() []Candidate {
 		if req.bestOnly && len(res.Ranked) > 1 {
@@ -425,7 +427,7 @@ func tpChoices(e Engine, devs int) []int {
 
 // evaluate sizes and predicts one configuration; terms memoizes the
 // fitted terms of the plan's configurations (fittedTerms).
-func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf *PerfParams, terms map[termsKey]fittedTerms) (Candidate, bool) {
+func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf *PerfParams, terms map[termsKey]fittedTerms) (Candidate, DropReason, bool) {
 	s := Scenario{Hardware: req.Hardware, Devices: tp, Engine: e, EngineVersion: req.EngineVersion, Model: req.Model,
 		Quant: q, KV: kv, Concurrency: users, UsableMemory: req.UsableMemory, HostMemory: req.HostMemory, HostBandwidthGBs: req.HostBandwidthGBs,
 		Context: ctxFor(req), Mem: req.Catalog.Memory}
@@ -435,7 +437,7 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 	}
 	b, err := s.ResolveBackend()
 	if err != nil {
-		return cand, false // engine not on this hardware: not worth listing
+		return cand, "", false // engine not on this hardware: not worth listing
 	}
 	cand.Backend = b
 	s.Backend = b
@@ -445,25 +447,28 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 		if (q.Family == FamilyGGUF) == e.IsGGML() {
 			cand.Why = fmt.Sprintf("%s on %s does not load %s", e.Name, b, q.ID)
 		}
-		return cand, false
+		return cand, DropFormat, false
 	}
 	if p := kernelProblem(s, b); p != "" {
 		cand.Why = p
-		return cand, false
+		return cand, DropNoKernel, false
 	}
 	if err := s.Validate(); err != nil {
 		cand.Why = err.Error()
-		return cand, false
+		if errors.Is(err, ErrUnsupported) {
+			return cand, DropUnsupported, false
+		}
+		return cand, DropInvalid, false
 	}
 	fit, err := Fit(s)
 	if err != nil {
 		cand.Why = err.Error()
-		return cand, false
+		return cand, DropInvalid, false
 	}
 	cand.Fit = fit
 	if fit.Verdict == DoesNotFit {
 		cand.Why = "does not fit: " + strings.Join(fit.Reasons, "; ")
-		return cand, false
+		return cand, DropMemory, false
 	}
 	s = s.WithPlacement(fit)
 	// A copy, so that s itself stays on the stack for the many candidates
@@ -502,7 +507,7 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 	default:
 		cand.Pred, cand.Concurrency, cand.MeetsSLO = cand.Curve[best], cand.Curve[best].Concurrency, true
 	}
-	return cand, true
+	return cand, "", true
 }
 
 // planPerfModel is newPerfModel with the fitted terms looked up once per

@@ -158,7 +158,7 @@ func TestEngineBuildsLimitOffers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	offered := func(hw string, keep func(planner.Candidate) bool) (ranked, dropped []planner.Candidate) {
+	offered := func(hw string, keep func(planner.Candidate) bool) (ranked []planner.Candidate, dropped []planner.Rejection) {
 		h, err := c.FindHardware(hw)
 		if err != nil {
 			t.Fatal(err)
@@ -171,7 +171,7 @@ func TestEngineBuildsLimitOffers(t *testing.T) {
 			}
 		}
 		for _, x := range res.Dropped {
-			if keep(x) {
+			if keep(planner.Candidate{Engine: x.Engine, Backend: x.Backend, Quant: x.Quant, KVType: x.KVType, Devices: x.Devices}) {
 				dropped = append(dropped, x)
 			}
 		}
@@ -338,6 +338,30 @@ func TestPlanFallsBackToLowBits(t *testing.T) {
 	for _, x := range plan("meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-4090").Ranked {
 		if low[x.Quant] {
 			t.Errorf("8B on a 4090 offered %s", x.Label())
+		}
+	}
+}
+
+// A dropped configuration is a Rejection with a typed reason, which the
+// closest-miss note and front ends branch on (the words may change).
+func TestDroppedHaveTypedReasons(t *testing.T) {
+	c := catalog(t)
+	m, h := modelOn(t, c, "meta-llama/Llama-3.3-70B-Instruct", "amd-ryzen-ai-max-395")
+	res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m,
+		Workload: planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 4}})
+	seen := map[planner.DropReason]bool{}
+	for _, d := range res.Dropped {
+		if d.Reason == "" || d.Why == "" {
+			t.Errorf("%s dropped without a typed reason or words: %+v", d.Label(), d)
+		}
+		seen[d.Reason] = true
+		if d.Reason == planner.DropMemory && d.Fit.Verdict != planner.DoesNotFit {
+			t.Errorf("%s dropped for memory with verdict %q", d.Label(), d.Fit.Verdict)
+		}
+	}
+	for _, want := range []planner.DropReason{planner.DropNoKernel, planner.DropMemory} {
+		if !seen[want] {
+			t.Errorf("70B on Strix Halo: no configuration dropped for %q (saw %v)", want, seen)
 		}
 	}
 }

@@ -192,7 +192,9 @@ func (s *appService) Plan(in PlanInput) (PlanView, error) {
 			continue
 		}
 		seen[key] = true
-		v.Rows = append(v.Rows, s.planRow(c, ans.Request.Workload, false))
+		// A dropped configuration is a row too, with why (no speed).
+		row := planner.Candidate{Engine: c.Engine, Backend: c.Backend, Quant: c.Quant, KVType: c.KVType, Devices: c.Devices, Fit: c.Fit, Why: c.Why}
+		v.Rows = append(v.Rows, s.planRow(row, ans.Request.Workload, false))
 	}
 	for i := range v.Rows {
 		v.Rows[i].Rank = i + 1
