@@ -2,7 +2,6 @@ package planner
 
 import (
 	"fmt"
-	"strings"
 )
 
 // llamaUbatch is llama-server's default -ub (tools/server/README.md).
@@ -76,201 +75,324 @@ func cpuMoELayers(s Scenario, b Backend, over Bytes) int {
 }
 
 // fitLlamaCpp sizes llama.cpp / llama-server and Ollama: weights, KV cells,
-// compute buffer, and partial offload when the device is too small.
+// compute buffer, and partial offload when the device is too small. The
+// steps are small functions over one llamaFit: the context (llamaFit.
+// context), what the device would need (need), where the layers go
+// (place), the memory breakdown (breakdown) and the verdict (verdict).
 func fitLlamaCpp(s Scenario, b Backend) FitResult {
-	m := s.Model
-	n := s.concurrency()
-	dev := s.deviceMemory() * Bytes(s.devices()) // -sm layer pools devices
-	fa := flashAttentionOn(s, b)
-	ollama := s.Engine.Policy == PolicyOllama
-	runtime := RuntimeOverhead(b) * Bytes(s.devices())
-	if ollama && (b == CUDA || b == ROCm) {
-		runtime += OllamaMinimumMemory * Bytes(s.devices())
+	lf := newLlamaFit(s, b)
+	r := FitResult{WeightBytes: WeightBytes(s.Model, s.Quant), KVBytesPerToken: KVBytesPerToken(s.Model, s.KV, 1)}
+	perSeq, lowered := lf.context()
+	nd := lf.need(perSeq)
+	r.MaxKVTokens = nd.cells
+	r.Context = nd.slot
+	if lf.unified {
+		r.Context = min(nd.cells, lf.m.MaxContext)
+	}
+	pl := lf.place(nd)
+	r.GPULayers, r.CPUMoELayers = pl.gl, pl.moe
+	r.Breakdown, r.OffloadBytes = lf.breakdown(nd, pl)
+	r.Flags = lf.flags(nd, pl)
+	lf.capacity(&r, nd, perSeq)
+	if lowered != contextKept {
+		r.Reasons = append(r.Reasons, lf.contextReason(lowered, perSeq, pl))
+	}
+	lf.verdict(&r, nd, pl)
+	return r
+}
+
+// llamaFit is one llama.cpp or Ollama scenario's fixed inputs: the model,
+// the backend's buffers, and the per-layer sizes every step uses.
+type llamaFit struct {
+	s                     Scenario
+	b                     Backend
+	m                     Model
+	n                     int   // slots (-np)
+	dev                   Bytes // device memory; -sm layer pools devices
+	fa                    bool  // flash attention on
+	ollama, unified       bool
+	cpuOnly               bool
+	runtime               Bytes
+	embed, head, perLayer Bytes
+	ub                    Tokens
+	streams               int
+	expertLayer           Bytes // expert tensors per layer (MoE)
+	forcedMoE             int   // --n-cpu-moe as given
+}
+
+// newLlamaFit gathers a scenario's inputs (runtime buffers per backend:
+// Ollama reserves its minimum on CUDA and ROCm, the CPU none).
+func newLlamaFit(s Scenario, b Backend) llamaFit {
+	lf := llamaFit{s: s, b: b, m: s.Model, n: s.concurrency(), dev: s.deviceMemory() * Bytes(s.devices()),
+		fa: flashAttentionOn(s, b), ollama: s.Engine.Policy == PolicyOllama, cpuOnly: b == CPU, ub: llamaUbatch}
+	lf.runtime = RuntimeOverhead(b) * Bytes(s.devices())
+	if lf.ollama && (b == CUDA || b == ROCm) {
+		lf.runtime += OllamaMinimumMemory * Bytes(s.devices())
 	}
 	if b == CPU {
-		runtime = 0
+		lf.runtime = 0
 	}
-	embed, head, perLayer := llamaLayerBytes(m, s.Quant)
-	ub := llamaUbatch
-	unified := s.UnifiedKV && !ollama
-	r := FitResult{WeightBytes: WeightBytes(m, s.Quant), KVBytesPerToken: KVBytesPerToken(m, s.KV, 1)}
+	lf.embed, lf.head, lf.perLayer = llamaLayerBytes(lf.m, s.Quant)
+	lf.unified = s.UnifiedKV && !lf.ollama
+	lf.streams = lf.n
+	if lf.unified {
+		lf.streams = 1
+	}
+	lf.expertLayer = expertBytesPerLayer(lf.m, s.Quant)
+	if s.CPUMoELayers > 0 && lf.expertLayer > 0 && s.Engine.Policy == PolicyLlamaCpp && b != CPU {
+		lf.forcedMoE = min(s.CPUMoELayers, lf.m.Layers)
+	}
+	return lf
+}
 
-	perSeq := s.Context
-	auto := perSeq == 0 && s.TotalContext == 0
-	if auto {
-		perSeq = m.MaxContext
-		if ollama {
-			perSeq = min(ollamaAutoContext(s, s.deviceMemory()*Bytes(s.devices())), m.MaxContext)
-		}
-		if perSeq == 0 {
-			perSeq = 4096
-		}
+// cells is the KV cells and the cells per slot for a per-sequence context.
+func (lf llamaFit) cells(per Tokens) (Tokens, Tokens) {
+	if lf.s.TotalContext > 0 {
+		return LlamaCppCells(lf.s.TotalContext, lf.n, lf.unified)
 	}
-	cellsFor := func(per Tokens) (Tokens, Tokens) {
-		if s.TotalContext > 0 {
-			return LlamaCppCells(s.TotalContext, n, unified)
-		}
-		return LlamaCppCells(per*Tokens(n), n, unified)
+	return LlamaCppCells(per*Tokens(lf.n), lf.n, lf.unified)
+}
+
+// kv is the KV cache of cells.
+func (lf llamaFit) kv(cells Tokens) Bytes {
+	return LlamaCppKVBytes(lf.m, lf.s.KV, cells, lf.streams, lf.ub)
+}
+
+// contextChange says whether and why the default context was lowered.
+type contextChange int
+
+const (
+	contextKept      contextChange = iota
+	contextForRAM                  // on the CPU, to fit in system RAM
+	contextForDevice               // on a device, to keep every layer there
+)
+
+// context is the per-sequence context: the one asked, else the model's
+// (Ollama's default by memory tier), lowered like llama.cpp --fit to fit
+// the device (not below 4096 cells a slot) or, on the CPU, system RAM.
+func (lf llamaFit) context() (Tokens, contextChange) {
+	m := lf.m
+	perSeq := lf.s.Context
+	if perSeq != 0 || lf.s.TotalContext != 0 {
+		return perSeq, contextKept
 	}
-	streams := n
-	if unified {
-		streams = 1
+	perSeq = m.MaxContext
+	if lf.ollama {
+		perSeq = min(ollamaAutoContext(lf.s, lf.dev), m.MaxContext)
 	}
-	kvFor := func(cells Tokens) Bytes { return LlamaCppKVBytes(m, s.KV, cells, streams, ub) }
-	// --n-cpu-moe as given (0: decided below, when the device is short).
-	expertLayer := expertBytesPerLayer(m, s.Quant)
-	forcedMoE := 0
-	if s.CPUMoELayers > 0 && expertLayer > 0 && s.Engine.Policy == PolicyLlamaCpp && b != CPU {
-		forcedMoE = min(s.CPUMoELayers, m.Layers)
+	if perSeq == 0 {
+		perSeq = 4096
 	}
-	deviceNeed := func(per Tokens) (Bytes, Tokens, Tokens, Bytes, Bytes) {
-		cells, slot := cellsFor(per)
-		kv := kvFor(cells)
-		cb := LlamaCppComputeBuffer(m, ub, llamaKQSpan(s, cells, slot), fa)
-		return perLayer*Bytes(m.Layers) + head + kv + cb + runtime - Bytes(forcedMoE)*expertLayer, cells, slot, kv, cb
-	}
-	cpuOnly := b == CPU
-	if auto && cpuOnly {
-		// On the CPU the KV cache lives in system RAM beside the weights:
-		// the default context is the largest that fits there, as on a
-		// device (an 8B model's 131072-token default needed 16 GiB of KV
-		// on a 16 GB machine that runs it at 8k).
-		perSeq = cpuAutoContext(s, perSeq, func(per Tokens) Bytes {
-			cells, slot := cellsFor(per)
-			return WeightBytes(m, s.Quant) + kvFor(cells) + LlamaCppComputeBuffer(m, ub, slot, fa)
+	if lf.cpuOnly {
+		// The KV cache lives in system RAM beside the weights (an 8B
+		// model's 131072-token default needed 16 GiB of KV on a 16 GB
+		// machine that runs it at 8k).
+		perSeq = cpuAutoContext(lf.s, perSeq, func(per Tokens) Bytes {
+			cells, slot := lf.cells(per)
+			return WeightBytes(m, lf.s.Quant) + lf.kv(cells) + LlamaCppComputeBuffer(m, lf.ub, slot, lf.fa)
 		})
 		if perSeq < m.MaxContext {
-			r.Reasons = append(r.Reasons, fmt.Sprintf("context set to %s per sequence (the model allows %s) to fit in system RAM", perSeq, m.MaxContext))
+			return perSeq, contextForRAM
 		}
+		return perSeq, contextKept
 	}
-	if auto && !cpuOnly {
-		// Like llama.cpp --fit: lower the context (not below 4096 cells
-		// per slot) before moving layers off the device.
-		for perSeq > 4096 {
-			if need, _, _, _, _ := deviceNeed(perSeq); need <= dev {
-				break
-			}
-			perSeq /= 2
-		}
-		if perSeq < m.MaxContext {
-			// Reworded below when weights must leave the device anyway.
-			r.Reasons = append(r.Reasons, fmt.Sprintf("context set to %s per sequence (the model allows %s) to keep everything on the device", perSeq, m.MaxContext))
-		}
+	for perSeq > 4096 && lf.need(perSeq).total > lf.dev {
+		perSeq /= 2
 	}
-	need, cells, slot, kv, cb := deviceNeed(perSeq)
-	r.MaxKVTokens = cells
-	r.Context = slot
-	if unified {
-		r.Context = min(cells, m.MaxContext)
+	if perSeq < m.MaxContext {
+		return perSeq, contextForDevice
 	}
-	layers := m.Layers
-	gl := s.GPULayers
-	if cpuOnly {
+	return perSeq, contextKept
+}
+
+// contextReason says why the context was lowered, in the words of what
+// the placement then did: everything stayed on the device, or the context
+// went down first and layers moved anyway.
+func (lf llamaFit) contextReason(c contextChange, perSeq Tokens, pl llamaPlacement) string {
+	max := lf.m.MaxContext
+	switch {
+	case c == contextForRAM:
+		return fmt.Sprintf("context set to %s per sequence (the model allows %s) to fit in system RAM", perSeq, max)
+	case pl.fullOnDevice(lf):
+		return fmt.Sprintf("context set to %s per sequence (the model allows %s) to keep everything on the device", perSeq, max)
+	}
+	return fmt.Sprintf("context set to %s per sequence (the model allows %s): like llama.cpp --fit, the context is lowered (to --fit-ctx 4096 at least) before weights move off the device", perSeq, max)
+}
+
+// llamaNeed is what the device would hold with every layer on it.
+type llamaNeed struct {
+	total       Bytes // weights, KV, compute buffer and runtime
+	cells, slot Tokens
+	kv, cb      Bytes
+}
+
+// need is the device memory of the whole model at a per-sequence context.
+func (lf llamaFit) need(per Tokens) llamaNeed {
+	cells, slot := lf.cells(per)
+	kv := lf.kv(cells)
+	cb := LlamaCppComputeBuffer(lf.m, lf.ub, llamaKQSpan(lf.s, cells, slot), lf.fa)
+	total := lf.perLayer*Bytes(lf.m.Layers) + lf.head + kv + cb + lf.runtime - Bytes(lf.forcedMoE)*lf.expertLayer
+	return llamaNeed{total: total, cells: cells, slot: slot, kv: kv, cb: cb}
+}
+
+// llamaPlacement is where the layers run: gl blocks on the device (-ngl,
+// with the output layer), the experts of moe layers in RAM (--n-cpu-moe),
+// and what the device then holds.
+type llamaPlacement struct {
+	gl, moe, blocksOnDev, moeDev int
+	onDev                        Bytes
+}
+
+// fullOnDevice reports whether every layer and every expert is on the
+// device.
+func (pl llamaPlacement) fullOnDevice(lf llamaFit) bool {
+	return pl.gl == lf.m.Layers+1 && pl.moe == 0
+}
+
+// place decides -ngl and --n-cpu-moe: as asked, else every layer when it
+// fits, else (an MoE llama-server can split) the experts of the fewest
+// layers in RAM, else the output layer first and then the last blocks
+// (llama-model.cpp 2026).
+func (lf llamaFit) place(nd llamaNeed) llamaPlacement {
+	layers := lf.m.Layers
+	gl := lf.s.GPULayers
+	if lf.cpuOnly {
 		gl = 0
 	}
-	onDev := need
-	if gl <= 0 && !cpuOnly {
-		gl = layers + 1 // all blocks plus the output layer
-		if need > dev {
-			// Output first, then the last blocks (llama-model.cpp 2026).
-			avail := dev - runtime - cb - head
-			perWithKV := perLayer + kv/Bytes(max(layers, 1))
-			fitN := 0
-			if avail > 0 && perWithKV > 0 {
-				fitN = int(avail / perWithKV)
-			}
-			if avail < 0 {
-				gl = 0
-			} else {
-				gl = min(fitN, layers) + 1
-			}
-		}
+	if gl <= 0 && !lf.cpuOnly {
+		gl = lf.layersThatFit(nd)
 	}
-	// An MoE that does not fit keeps experts, not whole layers, in system
-	// RAM when the engine can (cpuMoELayers): gl stays full.
-	moe := forcedMoE
-	if moe == 0 && s.GPULayers <= 0 && need > dev {
-		if moe = cpuMoELayers(s, b, need-dev); moe > 0 {
+	moe := lf.forcedMoE
+	if moe == 0 && lf.s.GPULayers <= 0 && nd.total > lf.dev {
+		if moe = cpuMoELayers(lf.s, lf.b, nd.total-lf.dev); moe > 0 {
 			gl = layers + 1
 		}
 	}
-	gl = min(gl, layers+1)
-	blocksOnDev := max(gl-1, 0)
+	pl := llamaPlacement{gl: min(gl, layers+1), moe: moe}
+	pl.blocksOnDev = max(pl.gl-1, 0)
 	// -ngl keeps the first layers on the CPU and --n-cpu-moe the experts
 	// of the first N: only the experts of device layers among those N move.
-	moeDev := max(0, moe-(layers-blocksOnDev))
-	if gl > 0 {
-		onDev = runtime + cb + head + Bytes(blocksOnDev)*perLayer + kv*Bytes(blocksOnDev)/Bytes(max(layers, 1)) - Bytes(moeDev)*expertLayer
-	} else {
-		onDev = 0
-		if !cpuOnly {
-			onDev = runtime
+	pl.moeDev = max(0, moe-(layers-pl.blocksOnDev))
+	pl.onDev = lf.onDevice(nd, pl)
+	return pl
+}
+
+// layersThatFit is -ngl when none is given: all blocks and the output
+// layer if they fit, else as many blocks as the device holds beside the
+// output layer and buffers (0 when not even those fit).
+func (lf llamaFit) layersThatFit(nd llamaNeed) int {
+	layers := lf.m.Layers
+	if nd.total <= lf.dev {
+		return layers + 1
+	}
+	avail := lf.dev - lf.runtime - nd.cb - lf.head
+	if avail < 0 {
+		return 0
+	}
+	perWithKV := lf.perLayer + nd.kv/Bytes(max(layers, 1))
+	fitN := 0
+	if avail > 0 && perWithKV > 0 {
+		fitN = int(avail / perWithKV)
+	}
+	return min(fitN, layers) + 1
+}
+
+// onDevice is what the device holds under a placement.
+func (lf llamaFit) onDevice(nd llamaNeed, pl llamaPlacement) Bytes {
+	if pl.gl > 0 {
+		return lf.runtime + nd.cb + lf.head + Bytes(pl.blocksOnDev)*lf.perLayer +
+			nd.kv*Bytes(pl.blocksOnDev)/Bytes(max(lf.m.Layers, 1)) - Bytes(pl.moeDev)*lf.expertLayer
+	}
+	if lf.cpuOnly {
+		return 0
+	}
+	return lf.runtime
+}
+
+// breakdown splits memory between the device and system RAM, and gives
+// the weights every step streams from RAM (the input embedding, gathered
+// by row, is not among them).
+func (lf llamaFit) breakdown(nd llamaNeed, pl llamaPlacement) (Breakdown, Bytes) {
+	layers := lf.m.Layers
+	bd := Breakdown{Device: lf.dev, Budget: lf.dev, Runtime: lf.runtime}
+	if pl.gl > 0 {
+		bd.Weights = lf.head + Bytes(pl.blocksOnDev)*lf.perLayer - Bytes(pl.moeDev)*lf.expertLayer
+		bd.KVCache = nd.kv * Bytes(pl.blocksOnDev) / Bytes(max(layers, 1))
+		bd.ComputeBuffer = nd.cb
+	}
+	off := Bytes(layers-pl.blocksOnDev)*lf.perLayer + Bytes(pl.moeDev)*lf.expertLayer
+	bd.HostWeights = lf.embed + off
+	if pl.gl == 0 {
+		bd.HostWeights += lf.head
+		off += lf.head
+		if lf.m.TiedEmbeddings {
+			bd.HostWeights -= lf.head
+			off -= lf.head
 		}
 	}
-	r.GPULayers = gl
-	r.CPUMoELayers = moe
-	bd := Breakdown{Device: dev, Budget: dev, Runtime: runtime}
-	if gl > 0 {
-		bd.Weights = head + Bytes(blocksOnDev)*perLayer - Bytes(moeDev)*expertLayer
-		bd.KVCache = kv * Bytes(blocksOnDev) / Bytes(max(layers, 1))
-		bd.ComputeBuffer = cb
+	bd.HostKV = nd.kv - bd.KVCache
+	if pl.gl < layers+1 || pl.moe > 0 {
+		bd.HostBuffers = nd.cb
 	}
-	r.OffloadBytes = Bytes(layers-blocksOnDev)*perLayer + Bytes(moeDev)*expertLayer
-	bd.HostWeights = embed + r.OffloadBytes
-	if gl == 0 {
-		bd.HostWeights += head
-		r.OffloadBytes += head
-		if m.TiedEmbeddings {
-			bd.HostWeights -= head
-			r.OffloadBytes -= head
-		}
-	}
-	bd.HostKV = kv - bd.KVCache
-	if gl < layers+1 || moe > 0 {
-		bd.HostBuffers = cb
-	}
-	bd.Free = dev - onDev
-	if cpuOnly {
+	bd.Free = lf.dev - pl.onDev
+	if lf.cpuOnly {
 		bd.Device, bd.Budget, bd.Free = 0, 0, 0
 	}
-	r.Breakdown = bd
-	r.Flags = map[string]string{
-		"ctx_size": fmt.Sprint(int64(cells)), "parallel": fmt.Sprint(n),
-		"n_gpu_layers": fmt.Sprint(gl), "ubatch_size": fmt.Sprint(int64(ub)),
+	return bd, off
+}
+
+// flags are the settings the launch command passes (-c, -np, -ngl, -ub,
+// --n-cpu-moe).
+func (lf llamaFit) flags(nd llamaNeed, pl llamaPlacement) map[string]string {
+	f := map[string]string{
+		"ctx_size": fmt.Sprint(int64(nd.cells)), "parallel": fmt.Sprint(lf.n),
+		"n_gpu_layers": fmt.Sprint(pl.gl), "ubatch_size": fmt.Sprint(int64(lf.ub)),
 	}
-	if moe > 0 {
-		r.Flags["n_cpu_moe"] = fmt.Sprint(moe)
+	if pl.moe > 0 {
+		f["n_cpu_moe"] = fmt.Sprint(pl.moe)
 	}
-	seq := func(ctx Tokens) Bytes { return KVBytesForSequence(m, s.KV, 1, ctx, ub) }
-	r.MaxContextAtConcurrency = min(slot, m.MaxContext)
-	if unified {
-		r.MaxContextAtConcurrency = largestContext(seq, kv, n, min(cells, m.MaxContext))
+	return f
+}
+
+// capacity sets the longest context and the most sequences the KV cells
+// hold.
+func (lf llamaFit) capacity(r *FitResult, nd llamaNeed, perSeq Tokens) {
+	m := lf.m
+	seq := func(ctx Tokens) Bytes { return KVBytesForSequence(m, lf.s.KV, 1, ctx, lf.ub) }
+	r.MaxContextAtConcurrency = min(nd.slot, m.MaxContext)
+	if lf.unified {
+		r.MaxContextAtConcurrency = largestContext(seq, nd.kv, lf.n, min(nd.cells, m.MaxContext))
 	}
-	if one := seq(llamaSlotSpan(s, perSeq, r.Context, cells)); one > 0 {
-		r.MaxConcurrencyAtContext = int(kv / one)
+	if one := seq(llamaSlotSpan(lf.s, perSeq, r.Context, nd.cells)); one > 0 {
+		r.MaxConcurrencyAtContext = int(nd.kv / one)
 	}
+}
+
+// verdict decides fits, fits with offload or does not fit from the
+// placement and the system RAM the offloaded part needs, with the reasons
+// and advice.
+func (lf llamaFit) verdict(r *FitResult, nd llamaNeed, pl llamaPlacement) {
+	layers := lf.m.Layers
+	bd := r.Breakdown
 	hostNeed := bd.HostWeights + bd.HostKV + bd.HostBuffers
-	hostAvail, known := hostAvailable(s, onDev)
-	fullOnDev := gl == layers+1 && moe == 0
-	if !fullOnDev && !cpuOnly && len(r.Reasons) > 0 && strings.HasSuffix(r.Reasons[0], "to keep everything on the device") {
-		r.Reasons[0] = fmt.Sprintf("context set to %s per sequence (the model allows %s): like llama.cpp --fit, the context is lowered (to --fit-ctx 4096 at least) before weights move off the device", perSeq, m.MaxContext)
-	}
+	hostAvail, known := hostAvailable(lf.s, pl.onDev)
 	switch {
-	case fullOnDev && onDev <= dev:
+	case pl.fullOnDevice(lf) && pl.onDev <= lf.dev:
 		r.Verdict = Fits
 		if known && hostNeed > hostAvail {
 			r.Verdict = DoesNotFit
 			r.Reasons = append(r.Reasons, fmt.Sprintf("the CPU-side embedding (%s) does not fit the %s of system RAM left", hostNeed, hostAvail))
 		}
-	case !fullOnDev && (known && hostNeed <= hostAvail || !known && hostNeed <= unknownHostRAM) && (gl > 0 || cpuOnly):
+	case !pl.fullOnDevice(lf) && (known && hostNeed <= hostAvail || !known && hostNeed <= unknownHostRAM) && (pl.gl > 0 || lf.cpuOnly):
 		r.Verdict = FitsWithOffload
-		if cpuOnly {
+		switch {
+		case lf.cpuOnly:
 			r.Verdict = Fits
 			r.Reasons = append(r.Reasons, "runs entirely on the CPU from system RAM")
-		} else if moe > 0 {
-			r.Reasons = append(r.Reasons, fmt.Sprintf("the expert weights of %d of %d layers (%s) stay in system RAM (--n-cpu-moe %d); attention, shared weights and the KV cache stay on the device. Decode reads the experts each token routes to from RAM; each prompt ubatch of 32+ tokens copies them to the device", moe, layers, Bytes(moe)*expertLayer, moe))
-		} else {
-			r.Reasons = append(r.Reasons, fmt.Sprintf("%d of %d transformer blocks on the device (-ngl %d of %d with the output layer); %s of weights and KV in system RAM (decode slows to host-memory speed, and each prompt ubatch of 32+ tokens copies them to the device)", blocksOnDev, layers, gl, layers+1, hostNeed))
+		case pl.moe > 0:
+			r.Reasons = append(r.Reasons, fmt.Sprintf("the expert weights of %d of %d layers (%s) stay in system RAM (--n-cpu-moe %d); attention, shared weights and the KV cache stay on the device. Decode reads the experts each token routes to from RAM; each prompt ubatch of 32+ tokens copies them to the device", pl.moe, layers, Bytes(pl.moe)*lf.expertLayer, pl.moe))
+		default:
+			r.Reasons = append(r.Reasons, fmt.Sprintf("%d of %d transformer blocks on the device (-ngl %d of %d with the output layer); %s of weights and KV in system RAM (decode slows to host-memory speed, and each prompt ubatch of 32+ tokens copies them to the device)", pl.blocksOnDev, layers, pl.gl, layers+1, hostNeed))
 		}
 		if !known {
 			r.Assumptions = append(r.Assumptions, fmt.Sprintf("system RAM unknown: needs %s free", hostNeed))
@@ -278,8 +400,8 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 	default:
 		r.Verdict = DoesNotFit
 		switch {
-		case onDev > dev:
-			r.Reasons = append(r.Reasons, fmt.Sprintf("even with no layers offloaded the device needs %s (compute buffer and output) but offers %s", onDev, dev))
+		case pl.onDev > lf.dev:
+			r.Reasons = append(r.Reasons, fmt.Sprintf("even with no layers offloaded the device needs %s (compute buffer and output) but offers %s", pl.onDev, lf.dev))
 		case known:
 			r.Reasons = append(r.Reasons, fmt.Sprintf("%s must stay in system RAM but only %s is free", hostNeed, max(hostAvail, 0)))
 		case hostNeed > unknownHostRAM:
@@ -287,10 +409,9 @@ func fitLlamaCpp(s Scenario, b Backend) FitResult {
 		default:
 			r.Reasons = append(r.Reasons, "not even one layer fits on the device")
 		}
-		r.Advice = append(r.Advice, adviceSmaller(s)...)
+		r.Advice = append(r.Advice, adviceSmaller(lf.s)...)
 		r.Advice = append(r.Advice, "a smaller context (-c) shrinks the KV cache")
 	}
-	return r
 }
 
 // fitTransformers sizes plain Hugging Face transformers: no paged pool, so
