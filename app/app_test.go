@@ -166,3 +166,39 @@ func TestFitSetupAdviceOnAPU(t *testing.T) {
 		t.Errorf("setup advice for a catalog GPU: %+v", ans.Setup)
 	}
 }
+
+// Plans on a probed machine give each engine its own usable memory, as
+// fit does: on the 96 GB carve-out Strix Halo vLLM's plan is sized to the
+// 96 GiB torch on ROCm reports, llama.cpp's (HIP) to the carve-out's free
+// 95.7 GiB; the plan used llama.cpp's figure for every engine.
+func TestPlanUsesEachEnginesUsableMemory(t *testing.T) {
+	a := testApp(t, "../probe/testdata/strix-halo-96-carveout")
+	ctx := context.Background()
+	seen := map[planner.Bytes]bool{}
+	for _, c := range []struct{ engine, backend string }{{"vllm", ""}, {"llama.cpp", ""}} {
+		fit, err := a.Fit(ctx, ScenarioRequest{Model: "meta-llama/Llama-2-7b-chat-hf", Engine: c.engine, Backend: c.backend, Quant: "f16"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := a.Plan(ctx, PlanRequest{Model: "meta-llama/Llama-2-7b-chat-hf", Engines: []string{c.engine}, Quants: []string{"f16"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, cand := range plan.Result.Ranked {
+			if cand.Backend == fit.Fit.Backend && cand.Devices == 1 && cand.Scenario != nil {
+				found = true
+				if cand.Scenario.UsableMemory != fit.Scenario.UsableMemory {
+					t.Errorf("%s on %s: plan sized to %s, fit to %s", c.engine, cand.Backend, cand.Scenario.UsableMemory, fit.Scenario.UsableMemory)
+				}
+				seen[cand.Scenario.UsableMemory] = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no ranked candidate on %s", c.engine, fit.Fit.Backend)
+		}
+	}
+	if len(seen) != 2 {
+		t.Errorf("the two engines were planned against %d distinct memory sizes, want 2", len(seen))
+	}
+}

@@ -106,6 +106,12 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (PlanAnswer, error) {
 			return PlanAnswer{}, Usagef("--free plans against the memory free now, which needs the probed machine (leave out --hardware)")
 		}
 		pr.UsableMemory = max(occ.Free, 1)
+		pr.UsableFor = func(e planner.Engine, _ planner.Backend) planner.Bytes {
+			if o, ok := mach.FreeFor(e); ok {
+				return max(o.Free, 1)
+			}
+			return pr.UsableMemory
+		}
 		mach.Note += fmt.Sprintf("; free now %s (other processes hold %s, %s)", occ.Free, occ.Held, occ.Source)
 	}
 	return PlanAnswer{Request: pr, Result: planner.Plan(pr), Machine: mach, Model: rm}, nil
@@ -130,6 +136,9 @@ func (a *App) plannerRequest(m planner.Model, mach Machine, req PlanRequest) (pl
 	w.Concurrency = max(w.Concurrency, 1)
 	pr := planner.PlanRequest{Catalog: c, Hardware: mach.Hardware, Devices: max(req.Devices, 1), Model: m, Workload: w,
 		SLO: req.SLO, UsableMemory: mach.Usable, HostMemory: mach.Host, HostBandwidthGBs: req.HostBandwidthGBs}
+	if mach.Usable > 0 {
+		pr.UsableFor = mach.UsableFor // each engine's own limit on the probed device
+	}
 	if req.HostMemory > 0 {
 		pr.HostMemory = req.HostMemory
 	}

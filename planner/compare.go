@@ -47,7 +47,7 @@ func Compare(req PlanRequest, machines []Hardware, devices []int) []CompareRow {
 			for i := range jobs {
 				r := req
 				r.Hardware, r.bestOnly = machines[i], true
-				r.UsableMemory, r.HostMemory = 0, 0
+				r.UsableMemory, r.HostMemory, r.UsableFor = 0, 0, nil
 				if i < len(devices) && devices[i] > 0 {
 					r.Devices = devices[i]
 				}

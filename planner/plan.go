@@ -54,6 +54,10 @@ type PlanRequest struct {
 	SLO      SLO
 	// UsableMemory and HostMemory come from the probe (0 = catalog).
 	UsableMemory, HostMemory Bytes
+	// UsableFor, when set, is what each engine can allocate with each
+	// backend on the probed device (vLLM and llama.cpp see different
+	// limits on the same APU); it overrides UsableMemory per candidate.
+	UsableFor func(Engine, Backend) Bytes `json:"-"`
 	// HostBandwidthGBs is system RAM bandwidth for weights kept there
 	// (0 = Scenario's default).
 	HostBandwidthGBs float64
@@ -441,6 +445,11 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 	}
 	cand.Backend = b
 	s.Backend = b
+	if req.UsableFor != nil {
+		if u := req.UsableFor(e, b); u > 0 {
+			s.UsableMemory = u
+		}
+	}
 	if !e.Loads(b, q.Family) {
 		// Format families an engine never loads (GGUF outside llama.cpp,
 		// AWQ in llama.cpp) are noted once, not listed per format.
