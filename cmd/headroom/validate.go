@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -95,21 +96,25 @@ func printReport(w io.Writer, rep planner.Report, rows bool, skipped int) {
 	if len(rep.Unpredicted) > 0 {
 		fmt.Fprintln(w, "\nRows not predicted:")
 		for why, n := range rep.Unpredicted {
-			fmt.Fprintf(w, "  %3d  %s\n", n, why)
+			fmt.Fprintf(w, "  %3d  %s\n", n, cell(why))
 		}
 	}
 	fmt.Fprintln(w, "\nWorst rows:")
 	for _, m := range planner.Metrics {
 		for _, r := range rep.Worst[m] {
 			fmt.Fprintf(w, "  %-13s %+7.0f%%  pred %-9.4g meas %-9.4g %s %s %s %s c=%d\n", m, r.Signed, r.Predicted, r.Row.Value,
-				r.Row.Hardware, r.Row.Engine, r.Row.Model, r.Row.Quant, max(r.Row.Concurrency, 1))
+				cell(r.Row.Hardware), cell(r.Row.Engine), cell(r.Row.Model), cell(r.Row.Quant), max(r.Row.Concurrency, 1))
 		}
 	}
 	if rows {
 		fmt.Fprintln(w, "\nAll rows:")
 		for _, r := range rep.Results {
 			fmt.Fprintf(w, "  %-13s pred %-10.4g meas %-10.4g %+6.0f%% %s|%s|%s|%s|p%d g%d c%d d%d %s\n", r.Row.Metric, r.Predicted, r.Row.Value, r.Signed,
-				r.Row.Hardware, r.Row.Engine, r.Row.Model, r.Row.Quant, r.Row.PromptTokens, r.Row.GenTokens, r.Row.Concurrency, r.Row.ContextDepth, r.Err)
+				cell(r.Row.Hardware), cell(r.Row.Engine), cell(r.Row.Model), cell(r.Row.Quant), r.Row.PromptTokens, r.Row.GenTokens, r.Row.Concurrency, r.Row.ContextDepth, cell(r.Err))
 		}
 	}
 }
+
+// cell is a CSV cell as printed: control characters (terminal escapes in
+// a user's file) removed and length capped.
+func cell(s string) string { return textsafe.Printable(s, 200) }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/headroom-planner/headroom/internal/safefile"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -119,7 +120,12 @@ func idFrom(name string) string {
 
 // readSmall reads a whole file that must not exceed limit bytes.
 func readSmall(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory", path)
+	} else if err == nil && st.Mode().IsRegular() && st.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d a config may have", path, st.Size(), limit)
+	}
+	f, err := safefile.Open(path, limit) // a FIFO or device is refused, not waited on
 	if err != nil {
 		return nil, err
 	}

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"os"
 	"sort"
 
+	"github.com/headroom-planner/headroom/internal/safefile"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -39,10 +39,14 @@ type stEntry struct {
 	DataOffsets [2]int64 `json:"data_offsets"`
 }
 
+// maxModelFile bounds a weights file opened for its header (1 PiB: any
+// real file; the bound only makes safefile refuse what is not a file).
+const maxModelFile = 1 << 50
+
 // readSafetensors reads the header of the safetensors file at path and
 // returns its tensors sorted by name, each with its exact byte size.
 func readSafetensors(path string) ([]planner.Tensor, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, maxModelFile) // a FIFO or device is refused, not waited on
 	if err != nil {
 		return nil, err
 	}

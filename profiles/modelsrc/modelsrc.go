@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/headroom-planner/headroom/internal/safefile"
 	"github.com/headroom-planner/headroom/planner"
 	"github.com/headroom-planner/headroom/profiles/gguf"
 	"github.com/headroom-planner/headroom/profiles/hf"
@@ -118,7 +119,7 @@ func splitBase(name string) string {
 
 // hasGGUFMagic reports whether the file at path starts with "GGUF".
 func hasGGUFMagic(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, 1<<50) // a FIFO or device is refused, not waited on
 	if err != nil {
 		return false, err
 	}
