@@ -13,8 +13,16 @@ type PlanRequest struct {
 	Model string
 	// ModelValue is a model already read; it overrides Model.
 	ModelValue *planner.Model
-	Hardware   string // "" = the probed machine
-	Devices    int    // 0 = 1
+	// Hardware is a catalog id, or NODESxDEVICESxID such as
+	// "2x8xnvidia-h100-sxm5-80gb" (ParseHardwareSpec); "" = the probed
+	// machine.
+	Hardware string
+	Devices  int // devices per node; 0 = 1
+	// Nodes is how many such machines one replica may span (0 or 1 = one).
+	Nodes int
+	// NodeLink is the network between nodes, as planner.ParseNodeLink
+	// reads it ("ib400", "eth25"; "" = planner.DefaultNodeLink).
+	NodeLink string
 	Workload   planner.Workload
 	SLO        planner.SLO
 	// Engines and Quants restrict the search (ids or aliases); empty = all.
@@ -87,6 +95,9 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (PlanAnswer, error) {
 	if len(req.Quants) == 1 {
 		quant = req.Quants[0]
 	}
+	if err := req.applyHardwareSpec(); err != nil {
+		return PlanAnswer{}, err
+	}
 	rm, err := a.model(ctx, req.Model, quant, req.ModelValue)
 	if err != nil {
 		return PlanAnswer{}, err
@@ -117,6 +128,16 @@ func (a *App) plannerRequest(m planner.Model, mach Machine, req PlanRequest) (pl
 	if req.Devices < 0 || req.Devices > 64 {
 		return planner.PlanRequest{}, Usagef("devices = %d: use 1 to 64", req.Devices)
 	}
+	if req.Nodes < 0 || req.Nodes > 64 {
+		return planner.PlanRequest{}, Usagef("nodes = %d: use 1 to 64", req.Nodes)
+	}
+	if req.Nodes > 1 && mach.Hardware.Kind == planner.KindCPU {
+		return planner.PlanRequest{}, Usagef("nodes = %d: multi-node plans need GPUs, APUs or SoCs (%s is a CPU)", req.Nodes, mach.Hardware.ID)
+	}
+	link, err := nodeLink(req.NodeLink)
+	if err != nil {
+		return planner.PlanRequest{}, err
+	}
 	if b := req.HostBandwidthGBs; b < 0 || b > 10000 || math.IsNaN(b) {
 		return planner.PlanRequest{}, Usagef("host bandwidth = %g: want GB/s between 1 and 10000", b)
 	}
@@ -129,7 +150,8 @@ func (a *App) plannerRequest(m planner.Model, mach Machine, req PlanRequest) (pl
 	}
 	w.Concurrency = max(w.Concurrency, 1)
 	pr := planner.PlanRequest{Catalog: c, Hardware: mach.Hardware, Devices: max(req.Devices, 1), Model: m, Workload: w,
-		SLO: req.SLO, UsableMemory: mach.Usable, HostMemory: mach.Host, HostBandwidthGBs: req.HostBandwidthGBs}
+		SLO: req.SLO, UsableMemory: mach.Usable, HostMemory: mach.Host, HostBandwidthGBs: req.HostBandwidthGBs,
+		Nodes: max(req.Nodes, 1), NodeLink: link}
 	if req.HostMemory > 0 {
 		pr.HostMemory = req.HostMemory
 	}

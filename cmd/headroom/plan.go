@@ -26,12 +26,15 @@ type planOptions struct {
 	checkpoint      string
 	top             int
 	hostBandwidth   float64
+	nodes           int
+	nodeLink        string
 }
 
 // request turns the flags into the application layer's plan request.
 func (o *planOptions) request() (app.PlanRequest, error) {
 	req := app.PlanRequest{Model: o.scen.model, Hardware: o.scen.hardware, Devices: o.scen.devices,
-		Engines: splitList(o.engines), Quants: splitList(o.quants), HostBandwidthGBs: o.hostBandwidth, Free: o.scen.free}
+		Engines: splitList(o.engines), Quants: splitList(o.quants), HostBandwidthGBs: o.hostBandwidth, Free: o.scen.free,
+		Nodes: o.nodes, NodeLink: o.nodeLink}
 	if o.scen.model == "" {
 		return req, app.Usagef("--model is required")
 	}
@@ -94,6 +97,8 @@ func newPlanCmd(g *globalOptions) *cobra.Command {
 	f.IntVar(&o.top, "top", 10, "rows of the ranking to show")
 	f.StringVar(&o.scen.hostMemory, "host-memory", "", "system RAM for weights that do not fit the device, e.g. 64GiB (default: probed, or unknown for a catalog machine)")
 	f.Float64Var(&o.hostBandwidth, "host-bandwidth", 0, "system RAM bandwidth in GB/s, which weights kept in RAM are read at (default 60, dual-channel DDR5)")
+	f.IntVar(&o.nodes, "nodes", 1, "machines one replica may span (tensor parallel inside each, pipeline parallel across); or --hardware NODESxDEVICESxID")
+	f.StringVar(&o.nodeLink, "node-link", "", "network between nodes: ib400, ib200, roce400, roce200, eth100, eth25, eth10 (default ib400 for datacenter GPUs, eth10 otherwise; assumed)")
 	return cmd
 }
 
@@ -186,7 +191,7 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 		fmt.Fprintf(w, "Machine: %s\n", note)
 	}
 	wl := req.Workload
-	fmt.Fprintf(w, "%s on %d × %s — %s, %d-token prompts, %d generated", req.Model.ID, max(req.Devices, 1), req.Hardware.Name, loadText(wl), wl.Prompt, wl.Gen)
+	fmt.Fprintf(w, "%s on %s — %s, %d-token prompts, %d generated", req.Model.ID, shapeText(req), loadText(wl), wl.Prompt, wl.Gen)
 	if req.SLO != (planner.SLO{}) {
 		fmt.Fprintf(w, ", SLO %s", req.SLO)
 	}
@@ -200,6 +205,7 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 				b.Label(), b.Backend, b.Pred.TotalTPS, b.Pred.DecodeTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
 			fmt.Fprintf(w, "  %d requests in flight on average, %.0f%% of its capacity (%.3g req/s); allow %d concurrent sequences for bursts\n",
 				b.Pred.Concurrency, 100*b.Utilization, b.CapacityReqPerS, b.Concurrency)
+			printFleet(w, b)
 		} else {
 			fmt.Fprintf(w, "\nBest: %s on %s — %s at %s each (%s total), TTFT %s, TPOT %s  [%s%s]\n",
 				b.Label(), b.Backend, planner.Plural(b.Concurrency, "user"), b.Pred.DecodeTPS, b.Pred.TotalTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
