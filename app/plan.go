@@ -23,8 +23,8 @@ type PlanRequest struct {
 	// NodeLink is the network between nodes, as planner.ParseNodeLink
 	// reads it ("ib400", "eth25"; "" = planner.DefaultNodeLink).
 	NodeLink string
-	Workload   planner.Workload
-	SLO        planner.SLO
+	Workload planner.Workload
+	SLO      planner.SLO
 	// Engines and Quants restrict the search (ids or aliases); empty = all.
 	Engines, Quants []string
 	// HostMemory is system RAM for weights that do not fit the device (0 =

@@ -72,17 +72,17 @@ type PlanRequest struct {
 
 // Candidate is one configuration at its best concurrency.
 type Candidate struct {
-	Scenario *Scenario  `json:"-"`
-	Engine   EngineID   `json:"engine"`
-	Backend  Backend    `json:"backend"`
-	Quant    string     `json:"quant"`
-	KVType   string     `json:"kv_type"`
-	Devices  int        `json:"tensor_parallel"`
+	Scenario *Scenario `json:"-"`
+	Engine   EngineID  `json:"engine"`
+	Backend  Backend   `json:"backend"`
+	Quant    string    `json:"quant"`
+	KVType   string    `json:"kv_type"`
+	Devices  int       `json:"tensor_parallel"`
 	// Nodes is the number of nodes (pipeline stages, or llama.cpp RPC
 	// hosts) one replica spans; 0 or 1 = one node.
-	Nodes int `json:"nodes,omitempty"`
-	Fit      FitResult  `json:"fit"`
-	Pred     Prediction `json:"prediction"`
+	Nodes int        `json:"nodes,omitempty"`
+	Fit   FitResult  `json:"fit"`
+	Pred  Prediction `json:"prediction"`
 	// Concurrency is the most users served at once within the SLO (the
 	// batch the engine should allow, e.g. --max-num-seqs / -np).
 	Concurrency int  `json:"concurrency"`
