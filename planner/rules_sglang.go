@@ -90,7 +90,7 @@ func sglangArgs(in launchIn) (server, []string) {
 		"--context-length", fmt.Sprint(int64(in.ctx)),
 	}
 	if c.Nodes > 1 {
-		a = append(a, sglangMultiNodeArgs(in.rel, c.Nodes, 0, "$LEADER_ADDR:5000")...)
+		a = append(a, sglangMultiNodeArgs(in.rel, c.Nodes, "0", "$LEADER_ADDR:5000")...)
 	}
 	if q := in.quantFlag; q != "" {
 		a = append(a, "--quantization", q)
@@ -112,17 +112,10 @@ func sglangArgs(in launchIn) (server, []string) {
 // --pp-size, --nnodes, --node-rank and --dist-init-addr (host:port of
 // rank 0's torch.distributed rendezvous), from SGLang's multi-node
 // deployment docs. Releases without --pp-size are not given one.
-func sglangMultiNodeArgs(rel EngineRelease, nodes, rank int, initAddr string) []string {
+func sglangMultiNodeArgs(rel EngineRelease, nodes int, rank, initAddr string) []string {
 	var a []string
 	if rel.Has("--pp-size") {
 		a = append(a, "--pp-size", fmt.Sprint(nodes))
 	}
-	return append(a, "--nnodes", fmt.Sprint(nodes), "--node-rank", fmt.Sprint(rank), "--dist-init-addr", initAddr)
-}
-
-// SGLangNodeArgs returns a multi-node SGLang launch's flags for node rank
-// (0 = the leader) with the rendezvous at initAddr, for release rel: what
-// a manifest gives each node.
-func SGLangNodeArgs(rel EngineRelease, nodes, rank int, initAddr string) []string {
-	return sglangMultiNodeArgs(rel, nodes, rank, initAddr)
+	return append(a, "--nnodes", fmt.Sprint(nodes), "--node-rank", rank, "--dist-init-addr", initAddr)
 }
