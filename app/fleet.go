@@ -1,9 +1,13 @@
 package app
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/headroom-planner/headroom/fleet"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -73,4 +77,82 @@ func nodeLink(s string) (planner.NodeLink, error) {
 		return l, Usagef("--node-link: %v", err)
 	}
 	return l, nil
+}
+
+// K8sRequest asks for Kubernetes manifests of a planned configuration.
+type K8sRequest struct {
+	// Name of the resources ("" = from the model and engine); Namespace
+	// "" = none written.
+	Name, Namespace string
+	// Kind is "" / "auto" or "kserve" (fleet.ParseKind).
+	Kind string
+	// HFTokenSecret and ModelCacheClaim name cluster objects (fleet.Spec).
+	HFTokenSecret, ModelCacheClaim string
+	// Launch chooses the release and checkpoint, as for a launch command.
+	Launch LaunchRequest
+}
+
+// ExportK8s returns the manifests that run c: as many replicas as its
+// fleet for a rate plan (one otherwise), each over c's nodes.
+func (a *App) ExportK8s(ctx context.Context, c planner.Candidate, req K8sRequest) ([]fleet.File, error) {
+	if c.Scenario == nil {
+		return nil, fmt.Errorf("%s does not fit (%s): %w", c.Label(), c.Why, ErrNoFit)
+	}
+	kind, err := fleet.ParseKind(req.Kind)
+	if err != nil {
+		return nil, Usage(err)
+	}
+	if _, err := planner.ParseRelease(req.Launch.Release); err != nil {
+		return nil, Usage(err)
+	}
+	o := planner.LaunchOptions{Release: req.Launch.Release, Users: req.Launch.Users, Checkpoint: a.checkpoint(ctx, c, req.Launch)}
+	ctr, err := planner.ContainerFor(c, o)
+	if err != nil {
+		return nil, err
+	}
+	replicas := 1
+	if c.Fleet != nil {
+		replicas = c.Fleet.Replicas
+	}
+	name := req.Name
+	if name == "" {
+		name = resourceName(c.Scenario.Model.ID, string(c.Engine))
+	}
+	files, err := fleet.Manifests(fleet.Spec{Name: name, Namespace: req.Namespace, Container: ctr, Backend: c.Backend,
+		DevicesPerNode: max(c.Devices, 1), Nodes: max(c.Nodes, 1), Replicas: replicas,
+		HFTokenSecret: req.HFTokenSecret, ModelCacheClaim: req.ModelCacheClaim, Kind: kind})
+	if errors.Is(err, fleet.ErrNoManifest) {
+		return nil, Usage(err)
+	}
+	return files, err
+}
+
+// resourceName makes a DNS-1123 label from a model id and engine:
+// "meta-llama/Llama-3.1-8B-Instruct", "vllm" → "llama-3-1-8b-instruct-vllm".
+func resourceName(model, engine string) string {
+	if i := strings.LastIndex(model, "/"); i >= 0 {
+		model = model[i+1:]
+	}
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(model + "-" + engine) {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9'
+		if !ok {
+			if !dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = true
+			continue
+		}
+		b.WriteRune(r)
+		dash = false
+	}
+	s := strings.Trim(b.String(), "-")
+	if len(s) > 63 {
+		s = strings.Trim(s[:63], "-")
+	}
+	if s == "" {
+		s = "headroom"
+	}
+	return s
 }

@@ -28,6 +28,7 @@ type planOptions struct {
 	hostBandwidth   float64
 	nodes           int
 	nodeLink        string
+	k8s             k8sOptions
 }
 
 // request turns the flags into the application layer's plan request.
@@ -97,6 +98,7 @@ func newPlanCmd(g *globalOptions) *cobra.Command {
 	f.IntVar(&o.top, "top", 10, "rows of the ranking to show")
 	f.StringVar(&o.scen.hostMemory, "host-memory", "", "system RAM for weights that do not fit the device, e.g. 64GiB (default: probed, or unknown for a catalog machine)")
 	f.Float64Var(&o.hostBandwidth, "host-bandwidth", 0, "system RAM bandwidth in GB/s, which weights kept in RAM are read at (default 60, dual-channel DDR5)")
+	o.k8s.register(f)
 	f.IntVar(&o.nodes, "nodes", 1, "machines one replica may span (tensor parallel inside each, pipeline parallel across); or --hardware NODESxDEVICESxID")
 	f.StringVar(&o.nodeLink, "node-link", "", "network between nodes: ib400, ib200, roce400, roce200, eth100, eth25, eth10 (default ib400 for datacenter GPUs, eth10 otherwise; assumed)")
 	return cmd
@@ -151,6 +153,11 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planOptions) error {
 	}
 	lreq := app.LaunchRequest{Docker: o.docker, Release: o.scen.engineVersion, Users: app.LaunchUsers(best, ans.Request.Workload),
 		Model: ans.Model, Ref: o.scen.model, Checkpoint: o.checkpoint}
+	if o.k8s.dir != "" {
+		if err := o.k8s.export(context.Background(), a, best, lreq, out); err != nil {
+			return err
+		}
+	}
 	if o.emit != "" || o.export != "" {
 		l, err := a.Launch(context.Background(), best, lreq)
 		if err != nil {

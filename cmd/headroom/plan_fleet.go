@@ -1,9 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
+	"github.com/spf13/pflag"
+
+	"github.com/headroom-planner/headroom/app"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -36,4 +42,38 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// k8sOptions are plan's --export-k8s flags.
+type k8sOptions struct {
+	dir, kind, name, namespace, hfSecret, cacheClaim string
+}
+
+func (k *k8sOptions) register(f *pflag.FlagSet) {
+	f.StringVar(&k.dir, "export-k8s", "", "write Kubernetes manifests of the best plan into DIR (created if missing): Deployment + Service, or a LeaderWorkerSet over nodes")
+	f.StringVar(&k.kind, "k8s-kind", "", "with --export-k8s: auto (default) or kserve (an InferenceService)")
+	f.StringVar(&k.name, "k8s-name", "", "with --export-k8s: resource name (default from the model and engine)")
+	f.StringVar(&k.namespace, "k8s-namespace", "", "with --export-k8s: namespace (default: none written)")
+	f.StringVar(&k.hfSecret, "hf-token-secret", "hf-token", "with --export-k8s: Secret whose key \"token\" holds a Hugging Face token (optional in the pod)")
+	f.StringVar(&k.cacheClaim, "model-cache-pvc", "", "with --export-k8s: PersistentVolumeClaim for the weights (default: an emptyDir per pod)")
+}
+
+// export writes the manifests of c into the directory and lists them.
+func (k *k8sOptions) export(ctx context.Context, a *app.App, c planner.Candidate, lr app.LaunchRequest, out io.Writer) error {
+	files, err := a.ExportK8s(ctx, c, app.K8sRequest{Name: k.name, Namespace: k.namespace, Kind: k.kind,
+		HFTokenSecret: k.hfSecret, ModelCacheClaim: k.cacheClaim, Launch: lr})
+	if err != nil {
+		return fmt.Errorf("--export-k8s: %w", err)
+	}
+	if err := os.MkdirAll(k.dir, 0o755); err != nil {
+		return fmt.Errorf("--export-k8s: %w", err)
+	}
+	for _, f := range files {
+		p := filepath.Join(k.dir, f.Name)
+		if err := writeFile(p, f.Data, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "wrote %s\n", p)
+	}
+	return nil
 }
