@@ -156,3 +156,25 @@ func resourceName(model, engine string) string {
 	}
 	return s
 }
+
+// planCost prices the best configuration at usd per device-hour, or at
+// the catalog's cloud price when usd is zero (nil: no price, or nothing
+// fits).
+func planCost(res planner.PlanResult, pr planner.PlanRequest, usd float64) *planner.Cost {
+	best, ok := res.Best()
+	if !ok {
+		return nil
+	}
+	source := "given (--gpu-hour-usd)"
+	if usd <= 0 {
+		var found bool
+		if usd, source, found = planner.CatalogPrice(pr.Hardware); !found {
+			return nil
+		}
+	}
+	c, ok := planner.CostOf(best, pr.Workload, usd, source)
+	if !ok {
+		return nil
+	}
+	return &c
+}

@@ -35,6 +35,9 @@ type PlanRequest struct {
 	// Free plans against the memory free now on the probed device
 	// (llama.cpp's view of it), not its total.
 	Free bool
+	// DeviceHourUSD prices the plan per device-hour (0 = the catalog's
+	// cloud list price, if any).
+	DeviceHourUSD float64
 }
 
 // PlanAnswer is a ranked plan with the request it answered.
@@ -119,7 +122,9 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (PlanAnswer, error) {
 		pr.UsableMemory = max(occ.Free, 1)
 		mach.Note += fmt.Sprintf("; free now %s (other processes hold %s, %s)", occ.Free, occ.Held, occ.Source)
 	}
-	return PlanAnswer{Request: pr, Result: planner.Plan(pr), Machine: mach, Model: rm}, nil
+	res := planner.Plan(pr)
+	res.Cost = planCost(res, pr, req.DeviceHourUSD)
+	return PlanAnswer{Request: pr, Result: res, Machine: mach, Model: rm}, nil
 }
 
 // plannerRequest checks a request and builds the planner's.
@@ -127,6 +132,9 @@ func (a *App) plannerRequest(m planner.Model, mach Machine, req PlanRequest) (pl
 	c := a.Catalog()
 	if req.Devices < 0 || req.Devices > 64 {
 		return planner.PlanRequest{}, Usagef("devices = %d: use 1 to 64", req.Devices)
+	}
+	if u := req.DeviceHourUSD; u < 0 || u > 10000 || math.IsNaN(u) {
+		return planner.PlanRequest{}, Usagef("device-hour price = %g: want US$ between 0 and 10000", u)
 	}
 	if req.Nodes < 0 || req.Nodes > 64 {
 		return planner.PlanRequest{}, Usagef("nodes = %d: use 1 to 64", req.Nodes)

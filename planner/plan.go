@@ -157,6 +157,9 @@ type PlanResult struct {
 	Pareto  []Candidate `json:"pareto"`
 	Dropped []Candidate `json:"dropped"` // with Why
 	Notes   []string    `json:"notes,omitempty"`
+	// Cost prices the best configuration (CostOf); the application layer
+	// sets it when a price is given or in the catalog.
+	Cost *Cost `json:"cost,omitempty"`
 }
 
 // Best returns the top candidate, if any.

@@ -29,13 +29,14 @@ type planOptions struct {
 	nodes           int
 	nodeLink        string
 	k8s             k8sOptions
+	gpuHourUSD      float64
 }
 
 // request turns the flags into the application layer's plan request.
 func (o *planOptions) request() (app.PlanRequest, error) {
 	req := app.PlanRequest{Model: o.scen.model, Hardware: o.scen.hardware, Devices: o.scen.devices,
 		Engines: splitList(o.engines), Quants: splitList(o.quants), HostBandwidthGBs: o.hostBandwidth, Free: o.scen.free,
-		Nodes: o.nodes, NodeLink: o.nodeLink}
+		Nodes: o.nodes, NodeLink: o.nodeLink, DeviceHourUSD: o.gpuHourUSD}
 	if o.scen.model == "" {
 		return req, app.Usagef("--model is required")
 	}
@@ -99,6 +100,7 @@ func newPlanCmd(g *globalOptions) *cobra.Command {
 	f.StringVar(&o.scen.hostMemory, "host-memory", "", "system RAM for weights that do not fit the device, e.g. 64GiB (default: probed, or unknown for a catalog machine)")
 	f.Float64Var(&o.hostBandwidth, "host-bandwidth", 0, "system RAM bandwidth in GB/s, which weights kept in RAM are read at (default 60, dual-channel DDR5)")
 	o.k8s.register(f)
+	f.Float64Var(&o.gpuHourUSD, "gpu-hour-usd", 0, "price of one device-hour in US$ for the plan's cost (default: the catalog's cloud list price, where it has one)")
 	f.IntVar(&o.nodes, "nodes", 1, "machines one replica may span (tensor parallel inside each, pipeline parallel across); or --hardware NODESxDEVICESxID")
 	f.StringVar(&o.nodeLink, "node-link", "", "network between nodes: ib400, ib200, roce400, roce200, eth100, eth25, eth10 (default ib400 for datacenter GPUs, eth10 otherwise; assumed)")
 	return cmd
@@ -252,6 +254,7 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 			}
 		}
 	}
+	printCost(w, res.Cost)
 	if len(res.Notes) > 0 {
 		fmt.Fprintln(w, "\nNotes:")
 		for _, n := range res.Notes {

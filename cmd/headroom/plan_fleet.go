@@ -77,3 +77,12 @@ func (k *k8sOptions) export(ctx context.Context, a *app.App, c planner.Candidate
 	}
 	return nil
 }
+
+// printCost prints what the best plan costs a day.
+func printCost(w io.Writer, c *planner.Cost) {
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nCost: %d devices × 24 h = %.0f device-hours/day (%.0f busy at %.0f%% utilization) at $%.2f/device-hour = $%.0f/day; $%.2f per million output tokens\n  price: %s\n",
+		c.Devices, c.DeviceHoursPerDay, c.BusyDeviceHoursPerDay, 100*c.Utilization, c.USDPerDeviceHour, c.USDPerDay, c.USDPerMillionOutput, c.Source)
+}
