@@ -290,7 +290,7 @@ func TestLeaderWorkerSetManifests(t *testing.T) {
 					t.Errorf("SGLang worker args differ from the leader's")
 				}
 				if flagValue(args, "--nnodes") != "2" || flagValue(args, "--node-rank") != "$(LWS_WORKER_INDEX)" ||
-					!strings.HasPrefix(flagValue(args, "--dist-init-addr"), "$(LWS_LEADER_ADDRESS):") || flagValue(args, "--tp") != "8" {
+					!strings.HasPrefix(flagValue(args, "--dist-init-addr"), "$(LWS_LEADER_ADDRESS):") || flagValue(args, "--tp") != "8" || flagValue(args, "--pp-size") != "2" {
 					t.Errorf("SGLang args %v", args)
 				}
 			}

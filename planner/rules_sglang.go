@@ -40,7 +40,7 @@ func sglangReleases() []EngineRelease {
 			Checked: CheckedFromDocs,
 			Source:  "sgl-project/sglang python/sglang/srt/server_args.py @ main (2026)", Image: "lmsysorg/sglang:latest",
 			ROCmImage: "lmsysorg/sglang:latest-rocm630-mi30x", ROCmTargets: []string{"gfx942"},
-			Flags: with(with(base, kv), map[string]FlagSpec{"--quantization": {Values: q054}, "serve": {Switch: true}})},
+			Flags: with(with(with(base, kv), pp), map[string]FlagSpec{"--quantization": {Values: q054}, "serve": {Switch: true}})},
 	)
 }
 
@@ -104,6 +104,9 @@ func sglangArgs(in launchIn) (server, []string) {
 	}
 	if strings.HasSuffix(in.quantFlag, "_marlin") {
 		notes = append(notes, "Marlin 4-bit kernels (compute capability 8.0+)")
+	}
+	if c.Nodes > 1 && !in.rel.Has("--pp-size") {
+		notes = append(notes, fmt.Sprintf("%s has no --pp-size: with --nnodes %d it splits --tp %d over the nodes instead of pipelining them; the plan's TP%d × PP%d needs a release with --pp-size", in.rel.Name, c.Nodes, max(c.Devices, 1), max(c.Devices, 1), c.Nodes))
 	}
 	return server{prog: prog, args: append(a, "--host", in.host, "--port", "30000")}, notes
 }
