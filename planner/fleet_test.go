@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -249,6 +250,47 @@ func TestMultiNodeEngines(t *testing.T) {
 	for _, e := range []planner.EngineID{planner.VLLM, planner.SGLang, planner.LlamaCpp} {
 		if !seen[e] {
 			t.Errorf("%s: no multi-node plan", e)
+		}
+	}
+}
+
+// The launch command of a 2-node plan carries the pipeline flags, and
+// every option is in the flag table of each release it is for: vLLM
+// --pipeline-parallel-size; SGLang --nnodes, --node-rank, --dist-init-addr
+// and (0.5.3 and later) --pp-size, with a note on releases without it.
+func TestMultiNodeLaunchFlags(t *testing.T) {
+	w := planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 8}
+	for _, e := range []planner.EngineID{planner.VLLM, planner.SGLang} {
+		cand, ok := bestOn(t, "deepseek-ai/DeepSeek-R1", "nvidia-h100-sxm5-80gb", 2, 8, planner.NodeLink{}, []string{"fp8"}, []planner.EngineID{e}, w)
+		if !ok {
+			t.Fatalf("%s: nothing fits", e)
+		}
+		checked := 0
+		for _, rel := range planner.Releases(e) {
+			o := planner.LaunchOptions{Release: rel.Release.String()}
+			if rel.Release.IsNewest() {
+				o.Release = ""
+			}
+			l, err := planner.LaunchFor(cand, o)
+			if err != nil {
+				continue // the release cannot run the plan (FP8 MoE kernels): refused, not flagged
+			}
+			checked++
+			checkArgs(t, rel, l.Argv)
+			argv := strings.Join(l.Argv, " ")
+			switch {
+			case e == planner.VLLM && !strings.Contains(argv, "--pipeline-parallel-size 2"):
+				t.Errorf("%s: %s", rel.Name, argv)
+			case e == planner.SGLang && !strings.Contains(argv, "--nnodes 2 --node-rank 0 --dist-init-addr"):
+				t.Errorf("%s: %s", rel.Name, argv)
+			case e == planner.SGLang && rel.Has("--pp-size") != strings.Contains(argv, "--pp-size 2"):
+				t.Errorf("%s: --pp-size in table %v, in command: %s", rel.Name, rel.Has("--pp-size"), argv)
+			case e == planner.SGLang && !rel.Has("--pp-size") && !strings.Contains(strings.Join(l.Notes, " "), "no --pp-size"):
+				t.Errorf("%s: no note on the missing --pp-size: %v", rel.Name, l.Notes)
+			}
+		}
+		if checked < 2 {
+			t.Errorf("%s: only %d releases launch the plan", e, checked)
 		}
 	}
 }
