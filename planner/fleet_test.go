@@ -254,14 +254,19 @@ func TestMultiNodeEngines(t *testing.T) {
 	}
 }
 
-// The launch command of a 2-node plan carries the pipeline flags, and
+// The launch command of a 2-node plan carries the pipeline flags (for
+// llama.cpp the --rpc list of the other node's 8 devices), and
 // every option is in the flag table of each release it is for: vLLM
 // --pipeline-parallel-size; SGLang --nnodes, --node-rank, --dist-init-addr
 // and (0.5.3 and later) --pp-size, with a note on releases without it.
 func TestMultiNodeLaunchFlags(t *testing.T) {
 	w := planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 8}
-	for _, e := range []planner.EngineID{planner.VLLM, planner.SGLang} {
-		cand, ok := bestOn(t, "deepseek-ai/DeepSeek-R1", "nvidia-h100-sxm5-80gb", 2, 8, planner.NodeLink{}, []string{"fp8"}, []planner.EngineID{e}, w)
+	for _, e := range []planner.EngineID{planner.VLLM, planner.SGLang, planner.LlamaCpp} {
+		model, quant := "deepseek-ai/DeepSeek-R1", "fp8"
+		if e == planner.LlamaCpp {
+			model, quant = "meta-llama/Llama-3.1-405B", "q4_k_m"
+		}
+		cand, ok := bestOn(t, model, "nvidia-h100-sxm5-80gb", 2, 8, planner.NodeLink{}, []string{quant}, []planner.EngineID{e}, w)
 		if !ok {
 			t.Fatalf("%s: nothing fits", e)
 		}
@@ -279,6 +284,8 @@ func TestMultiNodeLaunchFlags(t *testing.T) {
 			checkArgs(t, rel, l.Argv)
 			argv := strings.Join(l.Argv, " ")
 			switch {
+			case e == planner.LlamaCpp && strings.Count(argv, "<node2>:") != 8:
+				t.Errorf("%s: want 8 RPC servers on node 2: %s", rel.Name, argv)
 			case e == planner.VLLM && !strings.Contains(argv, "--pipeline-parallel-size 2"):
 				t.Errorf("%s: %s", rel.Name, argv)
 			case e == planner.SGLang && !strings.Contains(argv, "--nnodes 2 --node-rank 0 --dist-init-addr"):
