@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"testing"
@@ -65,5 +66,37 @@ func TestPlanMultiNodeShapes(t *testing.T) {
 	link.NodeLink = "carrier-pigeon"
 	if _, err := a.Plan(ctx, link); !errors.Is(err, ErrUsage) {
 		t.Errorf("bad node link: %v, want a usage error", err)
+	}
+}
+
+// ExportK8s writes the best plan's manifests: a LeaderWorkerSet over 2
+// nodes; asking KServe for it, or an unknown kind, is a usage error.
+func TestExportK8s(t *testing.T) {
+	a := testApp(t, "")
+	ctx := context.Background()
+	ans, err := a.Plan(ctx, PlanRequest{Model: "deepseek-ai/DeepSeek-R1", Hardware: "2x8xnvidia-h100-sxm5-80gb",
+		Engines: []string{"vllm"}, Quants: []string{"fp8"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best, ok := ans.Best("")
+	if !ok {
+		t.Fatal("nothing fits")
+	}
+	files, err := a.ExportK8s(ctx, best, K8sRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{}
+	for _, f := range files {
+		names = append(names, f.Name)
+	}
+	if len(files) != 2 || files[0].Name != "leaderworkerset.yaml" || !bytes.Contains(files[0].Data, []byte("name: deepseek-r1-vllm")) {
+		t.Errorf("files %v", names)
+	}
+	for _, kind := range []string{"kserve", "helm"} {
+		if _, err := a.ExportK8s(ctx, best, K8sRequest{Kind: kind}); !errors.Is(err, ErrUsage) {
+			t.Errorf("kind %s over 2 nodes: %v, want a usage error", kind, err)
+		}
 	}
 }
