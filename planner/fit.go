@@ -407,7 +407,10 @@ func hostAvailable(s Scenario, gpuUsed Bytes) (Bytes, bool) {
 		if h == 0 {
 			h = s.Hardware.Memory
 		}
-		return h - gpuUsed - osReserve(s, h), true
+		// Over nodes (llama.cpp RPC) each node has its own RAM and OS,
+		// and gpuUsed is the pool of all of them.
+		n := Bytes(s.nodes())
+		return n*h - gpuUsed - n*osReserve(s, h), true
 	}
 	if h == 0 {
 		return 0, false
