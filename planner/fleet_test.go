@@ -301,3 +301,26 @@ func TestMultiNodeLaunchFlags(t *testing.T) {
 		}
 	}
 }
+
+// The cluster people build from unified-memory machines: Llama-3.1-405B
+// at 4 bits does not fit one Strix Halo (128 GB) but splits its layers
+// over 4 of them with llama.cpp RPC, each node's RAM and OS counted once.
+// A token reads all ~230 GB of weights, the nodes in turn at 256 GB/s
+// each, so TPOT is between 0.5 and 5 s.
+func TestRPCOverUnifiedMemoryNodes(t *testing.T) {
+	w := planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 1}
+	ll := []planner.EngineID{planner.LlamaCpp}
+	if one, ok := bestOn(t, "meta-llama/Llama-3.1-405B", "amd-ryzen-ai-max-395", 1, 1, planner.NodeLink{}, []string{"q4_k_m"}, ll, w); ok && one.Fit.Verdict == planner.Fits {
+		t.Errorf("405B Q4_K_M fits one Strix Halo: %s", one.Label())
+	}
+	four, ok := bestOn(t, "meta-llama/Llama-3.1-405B", "amd-ryzen-ai-max-395", 4, 1, planner.NodeLink{}, []string{"q4_k_m"}, ll, w)
+	if !ok {
+		t.Fatal("405B Q4_K_M does not fit 4 Strix Halo nodes")
+	}
+	if four.ReplicaDevices() != 4 || four.Nodes != 4 {
+		t.Errorf("%s: want 4 devices over 4 nodes", four.Label())
+	}
+	if tpot := float64(four.Pred.TPOT); tpot < 500 || tpot > 5000 {
+		t.Errorf("TPOT %s outside 0.5–5 s", four.Pred.TPOT)
+	}
+}
