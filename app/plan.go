@@ -13,10 +13,18 @@ type PlanRequest struct {
 	Model string
 	// ModelValue is a model already read; it overrides Model.
 	ModelValue *planner.Model
-	Hardware   string // "" = the probed machine
-	Devices    int    // 0 = 1
-	Workload   planner.Workload
-	SLO        planner.SLO
+	// Hardware is a catalog id, or NODESxDEVICESxID such as
+	// "2x8xnvidia-h100-sxm5-80gb" (ParseHardwareSpec); "" = the probed
+	// machine.
+	Hardware string
+	Devices  int // devices per node; 0 = 1
+	// Nodes is how many such machines one replica may span (0 or 1 = one).
+	Nodes int
+	// NodeLink is the network between nodes, as planner.ParseNodeLink
+	// reads it ("ib400", "eth25"; "" = planner.DefaultNodeLink).
+	NodeLink string
+	Workload planner.Workload
+	SLO      planner.SLO
 	// Engines and Quants restrict the search (ids or aliases); empty = all.
 	Engines, Quants []string
 	// HostMemory is system RAM for weights that do not fit the device (0 =
@@ -27,6 +35,9 @@ type PlanRequest struct {
 	// Free plans against the memory free now on the probed device
 	// (llama.cpp's view of it), not its total.
 	Free bool
+	// DeviceHourUSD prices the plan per device-hour (0 = the catalog's
+	// cloud list price, if any).
+	DeviceHourUSD float64
 }
 
 // PlanAnswer is a ranked plan with the request it answered.
@@ -87,6 +98,9 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (PlanAnswer, error) {
 	if len(req.Quants) == 1 {
 		quant = req.Quants[0]
 	}
+	if err := req.applyHardwareSpec(); err != nil {
+		return PlanAnswer{}, err
+	}
 	rm, err := a.model(ctx, req.Model, quant, req.ModelValue)
 	if err != nil {
 		return PlanAnswer{}, err
@@ -114,7 +128,9 @@ func (a *App) Plan(ctx context.Context, req PlanRequest) (PlanAnswer, error) {
 		}
 		mach.Note += fmt.Sprintf("; free now %s (other processes hold %s, %s)", occ.Free, occ.Held, occ.Source)
 	}
-	return PlanAnswer{Request: pr, Result: planner.Plan(pr), Machine: mach, Model: rm}, nil
+	res := planner.Plan(pr)
+	res.Cost = planCost(res, pr, req.DeviceHourUSD)
+	return PlanAnswer{Request: pr, Result: res, Machine: mach, Model: rm}, nil
 }
 
 // plannerRequest checks a request and builds the planner's.
@@ -122,6 +138,19 @@ func (a *App) plannerRequest(m planner.Model, mach Machine, req PlanRequest) (pl
 	c := a.Catalog()
 	if req.Devices < 0 || req.Devices > 64 {
 		return planner.PlanRequest{}, Usagef("devices = %d: use 1 to 64", req.Devices)
+	}
+	if u := req.DeviceHourUSD; u < 0 || u > 10000 || math.IsNaN(u) {
+		return planner.PlanRequest{}, Usagef("device-hour price = %g: want US$ between 0 and 10000", u)
+	}
+	if req.Nodes < 0 || req.Nodes > 64 {
+		return planner.PlanRequest{}, Usagef("nodes = %d: use 1 to 64", req.Nodes)
+	}
+	if req.Nodes > 1 && mach.Hardware.Kind == planner.KindCPU {
+		return planner.PlanRequest{}, Usagef("nodes = %d: multi-node plans need GPUs, APUs or SoCs (%s is a CPU)", req.Nodes, mach.Hardware.ID)
+	}
+	link, err := nodeLink(req.NodeLink)
+	if err != nil {
+		return planner.PlanRequest{}, err
 	}
 	if b := req.HostBandwidthGBs; b < 0 || b > 10000 || math.IsNaN(b) {
 		return planner.PlanRequest{}, Usagef("host bandwidth = %g: want GB/s between 1 and 10000", b)
@@ -135,7 +164,8 @@ func (a *App) plannerRequest(m planner.Model, mach Machine, req PlanRequest) (pl
 	}
 	w.Concurrency = max(w.Concurrency, 1)
 	pr := planner.PlanRequest{Catalog: c, Hardware: mach.Hardware, Devices: max(req.Devices, 1), Model: m, Workload: w,
-		SLO: req.SLO, UsableMemory: mach.Usable, HostMemory: mach.Host, HostBandwidthGBs: req.HostBandwidthGBs}
+		SLO: req.SLO, UsableMemory: mach.Usable, HostMemory: mach.Host, HostBandwidthGBs: req.HostBandwidthGBs,
+		Nodes: max(req.Nodes, 1), NodeLink: link}
 	if mach.Usable > 0 {
 		pr.UsableFor = mach.UsableFor // each engine's own limit on the probed device
 	}

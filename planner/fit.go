@@ -162,7 +162,7 @@ func planPaged(s Scenario, b Backend, maxLen Tokens) pagedPlan {
 	dev := s.deviceMemory()
 	mp := s.mem()
 	p := pagedPlan{
-		weights: WeightBytesPerDevice(WeightBytes(s.Model, s.Quant), tp),
+		weights: WeightBytesPerDevice(WeightBytes(s.Model, s.Quant), tp*s.stages()),
 		runtime: RuntimeOverhead(b),
 		block:   max(s.Engine.BlockSize, 1),
 	}
@@ -232,7 +232,7 @@ func (p pagedPlan) pool(policy Policy, dev Bytes, graphsInBudget bool) Bytes {
 func fitPaged(s Scenario, b Backend) FitResult {
 	tp := s.devices()
 	dev := s.deviceMemory()
-	kvTok := KVBytesPerToken(s.Model, s.KV, tp)
+	kvTok := perStage(KVBytesPerToken(s.Model, s.KV, tp), s.stages())
 	maxLen := s.Context
 	auto := maxLen == 0
 	if auto {
@@ -262,7 +262,7 @@ func fitPaged(s Scenario, b Backend) FitResult {
 	}
 	r.Breakdown.Free = dev - r.Breakdown.Used()
 	slack := p.batched
-	seqBytes := func(ctx Tokens) Bytes { return KVBytesForSequence(s.Model, s.KV, tp, ctx, slack) }
+	seqBytes := func(ctx Tokens) Bytes { return perStage(KVBytesForSequence(s.Model, s.KV, tp, ctx, slack), s.stages()) }
 	n := s.concurrency()
 	if pool <= 0 {
 		r.Verdict = DoesNotFit
@@ -407,7 +407,10 @@ func hostAvailable(s Scenario, gpuUsed Bytes) (Bytes, bool) {
 		if h == 0 {
 			h = s.Hardware.Memory
 		}
-		return h - gpuUsed - osReserve(s, h), true
+		// Over nodes (llama.cpp RPC) each node has its own RAM and OS,
+		// and gpuUsed is the pool of all of them.
+		n := Bytes(s.nodes())
+		return n*h - gpuUsed - n*osReserve(s, h), true
 	}
 	if h == 0 {
 		return 0, false

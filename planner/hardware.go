@@ -89,6 +89,9 @@ type Hardware struct {
 	// share one memory pool ("ultrafusion": Apple's Ultra chips, two Max
 	// dies; Apple newsroom, Mar 2022). Empty for single-die devices.
 	DieLink string `toml:"die_link,omitempty" json:"die_link,omitempty"`
+	// CloudPrice is a cloud list price of one device-hour, with its date
+	// and source (nil = none in the catalog).
+	CloudPrice *CloudPrice `toml:"cloud_price,omitempty" json:"cloud_price,omitempty"`
 	// PCIIDs are "vvvv:dddd" vendor:device ids used to match probed devices.
 	PCIIDs []string `toml:"pci_ids" json:"pci_ids,omitempty"`
 	Notes  string   `toml:"notes" json:"notes,omitempty"`
@@ -147,3 +150,15 @@ func (h Hardware) Bandwidth() float64 { return h.BandwidthGBs * 1e9 }
 
 // IsVendor reports whether the device is from vendor (case-insensitive).
 func (h Hardware) IsVendor(vendor string) bool { return strings.EqualFold(h.Vendor, vendor) }
+
+// CloudPrice is an on-demand list price for one device for one hour.
+type CloudPrice struct {
+	USDPerHour float64 `toml:"usd_per_hour" json:"usd_per_hour"`
+	// Provider and offer ("Lambda, on-demand 8× H100 SXM").
+	Offer string `toml:"offer" json:"offer"`
+	// Date the price was read (YYYY-MM) and Source its page; Verified is
+	// false where the price is recalled, not re-read on the page ([U]).
+	Date     string `toml:"date" json:"date"`
+	Source   string `toml:"source" json:"source"`
+	Verified bool   `toml:"verified" json:"verified"`
+}

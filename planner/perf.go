@@ -556,7 +556,7 @@ func (pm perfModel) decodeStep(b int, ctx float64) (float64, string) {
 			bound = "host link"
 		}
 	}
-	return pm.ovh + float64(b)*pm.seqOvh + t + allReduceMs(s, float64(b)), bound
+	return pm.ovh + float64(b)*pm.seqOvh + t + allReduceMs(s, float64(b)) + pipelineTransferMs(s, float64(b)), bound
 }
 
 // opOffloadMinBatch is the batch from which a GGML GPU backend runs a
@@ -752,7 +752,7 @@ func (pm perfModel) prefillCompute(n, d float64) float64 {
 // least one read of the weights, and the compute above.
 func (pm perfModel) prefill(n, d float64) float64 {
 	read := pm.wt.bytes(pm.s.Model, int(math.Max(n, 1))) / (pm.bw * pm.effD) * 1000
-	return pm.ovh + math.Max(read, pm.prefillCompute(n, d)) + allReduceMs(pm.s, n) + pm.prefillOffloadMs(n)
+	return pm.ovh + math.Max(read, pm.prefillCompute(n, d)) + allReduceMs(pm.s, n) + pipelineTransferMs(pm.s, n) + pm.prefillOffloadMs(n)
 }
 
 // prefillOffloadMs is what weights in system RAM add to a prefill of n
@@ -880,6 +880,6 @@ func prefillBatchWith(pm perfModel, n Tokens, b int) TokensPerSecond {
 	m := s.Model
 	comp := pm.batchPrefillCompute(n, b)
 	read := pm.wt.bytes(m, int(tot)) / (pm.bw * pm.effD) * 1000
-	t := pm.ovh + math.Max(read, comp) + allReduceMs(s, tot)
+	t := pm.ovh + math.Max(read, comp) + allReduceMs(s, tot) + pipelineTransferMs(s, tot)
 	return TokensPerSecond(tot / t * 1000)
 }

@@ -48,7 +48,13 @@ type PlanRequest struct {
 	Hardware Hardware
 	// Devices is how many devices the machine has; plans use 1..Devices
 	// in powers of two for tensor parallel.
-	Devices  int
+	Devices int
+	// Nodes is how many such machines a configuration may span (0 or 1 =
+	// one): each node's Devices run tensor parallel, nodes are pipeline
+	// stages (MultiNode). Engines that stay on one node are left out.
+	Nodes int
+	// NodeLink is the network between nodes (zero = DefaultNodeLink).
+	NodeLink NodeLink
 	Model    Model
 	Workload Workload // Prompt, Gen, Concurrency = users to serve
 	SLO      SLO
@@ -72,14 +78,17 @@ type PlanRequest struct {
 
 // Candidate is one configuration at its best concurrency.
 type Candidate struct {
-	Scenario *Scenario  `json:"-"`
-	Engine   EngineID   `json:"engine"`
-	Backend  Backend    `json:"backend"`
-	Quant    string     `json:"quant"`
-	KVType   string     `json:"kv_type"`
-	Devices  int        `json:"tensor_parallel"`
-	Fit      FitResult  `json:"fit"`
-	Pred     Prediction `json:"prediction"`
+	Scenario *Scenario `json:"-"`
+	Engine   EngineID  `json:"engine"`
+	Backend  Backend   `json:"backend"`
+	Quant    string    `json:"quant"`
+	KVType   string    `json:"kv_type"`
+	Devices  int       `json:"tensor_parallel"`
+	// Nodes is the number of nodes (pipeline stages, or llama.cpp RPC
+	// hosts) one replica spans; 0 or 1 = one node.
+	Nodes int        `json:"nodes,omitempty"`
+	Fit   FitResult  `json:"fit"`
+	Pred  Prediction `json:"prediction"`
 	// Concurrency is the most users served at once within the SLO (the
 	// batch the engine should allow, e.g. --max-num-seqs / -np).
 	Concurrency int  `json:"concurrency"`
@@ -97,6 +106,18 @@ type Candidate struct {
 	// batch its KV pool holds) and Utilization the rate's share of it.
 	CapacityReqPerS float64 `json:"capacity_req_per_s,omitempty"`
 	Utilization     float64 `json:"utilization,omitempty"`
+	// Fleet is how many replicas of this configuration serve the rate at
+	// or under MaxPlannedUtilization each (nil without a rate).
+	Fleet *Fleet `json:"fleet,omitempty"`
+}
+
+// ReplicaDevices is the devices one replica holds: TP × nodes for
+// pipeline engines, the layer-split devices of every node for GGML ones.
+func (c Candidate) ReplicaDevices() int {
+	if c.Scenario != nil && c.Scenario.Engine.IsGGML() {
+		return max(c.Devices, 1)
+	}
+	return max(c.Devices, 1) * max(c.Nodes, 1)
 }
 
 // Label is a short human name: "vllm awq-int4 (fp8 KV, TP2)",
@@ -107,8 +128,14 @@ func (c Candidate) Label() string {
 	if c.KVType != "f16" && c.KVType != "bf16" {
 		extra = append(extra, c.KVType+" KV")
 	}
-	if c.Devices > 1 {
-		extra = append(extra, DevicesLabel(c.Scenario != nil && c.Scenario.Engine.IsGGML(), c.Devices))
+	ggml := c.Scenario != nil && c.Scenario.Engine.IsGGML()
+	switch {
+	case c.Nodes > 1 && ggml:
+		extra = append(extra, fmt.Sprintf("%d devices over %d nodes, layer split over RPC", c.Devices, c.Nodes))
+	case c.Nodes > 1:
+		extra = append(extra, fmt.Sprintf("TP%d × PP%d over %d nodes", c.Devices, c.Nodes, c.Nodes))
+	case c.Devices > 1:
+		extra = append(extra, DevicesLabel(ggml, c.Devices))
 	}
 	if len(extra) > 0 {
 		s += " (" + strings.Join(extra, ", ") + ")"
@@ -136,6 +163,9 @@ type PlanResult struct {
 	Pareto  []Candidate `json:"pareto"`
 	Dropped []Rejection `json:"dropped"`
 	Notes   []string    `json:"notes,omitempty"`
+	// Cost prices the best configuration (CostOf); the application layer
+	// sets it when a price is given or in the catalog.
+	Cost *Cost `json:"cost,omitempty"`
 }
 
 // Best returns the top candidate, if any.
@@ -238,6 +268,7 @@ func Plan(req PlanRequest) PlanResult {
 	perf := c.Perf
 	users := max(req.Workload.Concurrency, 1)
 	devs := max(req.Devices, 1)
+	nodes := max(req.Nodes, 1)
 	quants := candidateQuants(c, req.Model, req.Quants)
 	terms := map[termsKey]fittedTerms{}
 	// Candidates are large structs: collect them in pooled scratch and
@@ -257,12 +288,12 @@ func Plan(req PlanRequest) PlanResult {
 			if e.ID == IKLlamaCpp || e.ID == Transformers {
 				continue // measured for validation, not recommended for serving
 			}
-			if !runsOn(e, req.Hardware) {
+			if !runsOn(e, req.Hardware) || nodes > 1 && MultiNode(e) == MultiNodeNone {
 				continue
 			}
 			for _, q := range quants {
 				kvs := kvChoices(c, e, q)
-				for _, tp := range tpChoices(e, devs) {
+				for _, tp := range nodeTPChoices(e, devs, nodes) {
 					var full Candidate // the unquantized-KV row of this format and TP
 					haveFull := false
 					for _, kv := range kvs {
@@ -316,6 +347,13 @@ func Plan(req PlanRequest) PlanResult {
 		rank(res.Ranked, users)
 		res.Pareto = pareto(res.Ranked)
 		explain(explained(), req.SLO)
+	}
+	if nodes > 1 {
+		l := req.NodeLink
+		if l.Gbps <= 0 {
+			l = DefaultNodeLink(req.Hardware)
+		}
+		res.Notes = append(res.Notes, MultiNodeNote(nodes, devs, l))
 	}
 	res.Notes = append(res.Notes, "GGUF formats (q8_0 … q4_0) run only in llama.cpp and Ollama; AWQ/GPTQ/FP8/INT8 checkpoints only in vLLM, SGLang, TGI and TensorRT-LLM")
 	if lowBits {
@@ -381,8 +419,8 @@ func advise(req PlanRequest, cs []Candidate) []string {
 				best = c
 			}
 		}
-		if best.CapacityReqPerS > 0 && w.Rate > MaxPlannedUtilization*best.CapacityReqPerS {
-			n := int(math.Ceil(w.Rate / (MaxPlannedUtilization * best.CapacityReqPerS)))
+		if best.CapacityReqPerS > 0 && w.Rate > MaxPlannedUtilization*best.CapacityReqPerS && best.Fleet != nil {
+			n := best.Fleet.Replicas
 			out = append(out, fmt.Sprintf("%.3g req/s is more than one server can take: the highest capacity here is %.3g req/s (%s); at %.0f%% load each, %d replicas of it behind a load balancer, or shorter prompts and outputs", w.Rate, best.CapacityReqPerS, best.Label(), 100*MaxPlannedUtilization, n))
 		}
 	}
@@ -418,6 +456,20 @@ func containsEngine(es []EngineID, e EngineID) bool {
 
 // tpChoices is 1, 2, 4, 8 up to devs for tensor-parallel engines; GGML
 // engines split layers over all devices.
+// nodeTPChoices is tpChoices on one node; over several nodes, every
+// device of a node in tensor parallel (a replica that leaves devices idle
+// on each node is never the plan) for pipeline engines, and every device
+// of every node for GGML engines (llama.cpp RPC).
+func nodeTPChoices(e Engine, devs, nodes int) []int {
+	switch {
+	case nodes <= 1:
+		return tpChoices(e, devs)
+	case e.IsGGML():
+		return []int{devs * nodes}
+	}
+	return []int{devs}
+}
+
 func tpChoices(e Engine, devs int) []int {
 	if e.IsGGML() {
 		return []int{devs}
@@ -434,8 +486,11 @@ func tpChoices(e Engine, devs int) []int {
 func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf *PerfParams, terms map[termsKey]fittedTerms) (Candidate, DropReason, bool) {
 	s := Scenario{Hardware: req.Hardware, Devices: tp, Engine: e, EngineVersion: req.EngineVersion, Model: req.Model,
 		Quant: q, KV: kv, Concurrency: users, UsableMemory: req.UsableMemory, HostMemory: req.HostMemory, HostBandwidthGBs: req.HostBandwidthGBs,
-		Context: ctxFor(req), Mem: req.Catalog.Memory}
+		Context: ctxFor(req), Mem: req.Catalog.Memory, Nodes: req.Nodes, NodeLink: req.NodeLink}
 	cand := Candidate{Engine: e.ID, Quant: q.ID, KVType: kv.ID, Devices: tp}
+	if req.Nodes > 1 {
+		cand.Nodes = req.Nodes
+	}
 	if perf != nil {
 		cand.Source, cand.ErrorBand = perf.Source, perf.ErrorBand
 	}
@@ -559,6 +614,7 @@ func atRate(cand *Candidate, pm perfModel, w Workload, rate float64, capN int, s
 	}
 	cand.CapacityReqPerS = capacity.ReqPerS
 	cand.Utilization = rate / capacity.ReqPerS
+	cand.Fleet = fleetFor(pm, w, rate, capacity.ReqPerS, capN, cand.ReplicaDevices(), slo)
 	if !keepsUp {
 		cand.Concurrency = capN
 		return

@@ -16,7 +16,10 @@ import (
 //     was a switch, and "-fa on" makes the old parser fail on "on".
 func llamaCppReleases() []EngineRelease {
 	ctk := llamaKVTypes
-	base := with(flags("-m", "-ngl", "-c", "-np", "-b", "-ub", "--host", "--port", "--api-key"),
+	// --rpc SERVERS (common/arg.cpp): the RPC backend's remote devices,
+	// since May 2024 (ggml-org/llama.cpp PR #6829), before every release
+	// tabled here.
+	base := with(flags("-m", "-ngl", "-c", "-np", "-b", "-ub", "--host", "--port", "--api-key", "--rpc"),
 		map[string]FlagSpec{"-ctk": {Values: ctk}, "-ctv": {Values: ctk}, "-fa": {Switch: true}})
 	jinja := map[string]FlagSpec{"--jinja": {Switch: true}}
 	unified := map[string]FlagSpec{"--kv-unified": {Switch: true}}
@@ -116,8 +119,14 @@ func llamaServerArgs(in launchIn) (server, []string) {
 	if rel.Has("--jinja") {
 		a = append(a, "--jinja")
 	}
+	if c.Nodes > 1 && rel.Has("--rpc") {
+		a = append(a, "--rpc", rpcServers(c.Nodes, c.Devices/c.Nodes))
+	}
 	a = append(a, "-b", "2048", "-ub", "512", "--host", in.host, "--port", "8080")
 	var notes []string
+	if c.Nodes > 1 {
+		notes = append(notes, rpcNote(c.Nodes, c.Devices/c.Nodes))
+	}
 	if unified {
 		notes = append(notes, fmt.Sprintf("-c %d cells in one pool shared by %s (--kv-unified)", cells, Plural(conc, "slot")))
 	} else {
@@ -222,4 +231,28 @@ func kvQuantized(kv KVType) bool { return strings.HasPrefix(kv.ID, "q") }
 // Where f16 already fits, q8_0 KV only costs quality (issue 18).
 func quantizedKVSaves(full Candidate, users int) bool {
 	return full.Fit.Verdict != Fits || full.Concurrency < users || full.Fit.MaxConcurrencyAtContext < users
+}
+
+// rpcPort is rpc-server's default port (tools/rpc/rpc-server.cpp).
+const rpcPort = 50052
+
+// rpcServers is the --rpc list of a plan over nodes of perNode devices:
+// one rpc-server per device of every node but the one running
+// llama-server, on ports rpcPort, rpcPort+1, …, as placeholders to fill.
+func rpcServers(nodes, perNode int) string {
+	var hosts []string
+	for n := 2; n <= nodes; n++ {
+		for d := 0; d < max(perNode, 1); d++ {
+			hosts = append(hosts, fmt.Sprintf("<node%d>:%d", n, rpcPort+d))
+		}
+	}
+	return strings.Join(hosts, ",")
+}
+
+// rpcNote says how to start the workers of an RPC plan (llama.cpp
+// tools/rpc/README.md: one rpc-server per device, chosen with
+// CUDA_VISIBLE_DEVICES; a build with -DGGML_RPC=ON; the protocol has no
+// authentication, so a private network).
+func rpcNote(nodes, perNode int) string {
+	return fmt.Sprintf("on every node but this one (%s more) run one rpc-server per device, `CUDA_VISIBLE_DEVICES=i rpc-server -H 0.0.0.0 -p %d+i` for i = 0..%d (llama.cpp built with -DGGML_RPC=ON), and put their addresses in --rpc; the RPC protocol has no authentication: keep it on a private network", Plural(nodes-1, "node"), rpcPort, max(perNode, 1)-1)
 }

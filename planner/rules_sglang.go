@@ -13,7 +13,10 @@ import (
 // replaces `python -m sglang.launch_server`, deprecated on main.
 func sglangReleases() []EngineRelease {
 	base := flags("--model-path", "--tp", "--mem-fraction-static", "--max-running-requests", "--context-length",
-		"--host", "--port", "--api-key")
+		"--host", "--port", "--api-key", "--nnodes", "--node-rank", "--dist-init-addr")
+	// --pp-size: pipeline parallel, in server_args.py since v0.4.8 (sglang
+	// PR #5724) [U: from the release notes, not checked against the tag].
+	pp := flags("--pp-size")
 	kv := map[string]FlagSpec{"--kv-cache-dtype": {Values: []string{"auto", "fp8_e5m2", "fp8_e4m3"}}}
 	q04 := []string{"awq", "fp8", "gptq", "marlin", "gptq_marlin", "awq_marlin", "bitsandbytes", "gguf", "modelopt", "w8a8_int8", "w8a8_fp8"}
 	q053 := append(append([]string{}, q04...), "modelopt_fp4", "mxfp4", "moe_wna16", "qoq")
@@ -27,17 +30,17 @@ func sglangReleases() []EngineRelease {
 			Checked: CheckedFromDocs,
 			Source:  "sgl-project/sglang python/sglang/srt/server_args.py @ v0.5.3", Image: "lmsysorg/sglang:v0.5.3-cu126",
 			ROCmImage: "lmsysorg/sglang:v0.5.3-rocm630-mi30x", ROCmTargets: []string{"gfx942"},
-			Flags: with(with(base, kv), map[string]FlagSpec{"--quantization": {Values: q053}})},
+			Flags: with(with(with(base, kv), pp), map[string]FlagSpec{"--quantization": {Values: q053}})},
 		EngineRelease{Release: MustRelease("0.5.4"), Name: "SGLang 0.5.4 (python -m sglang.launch_server)",
 			Checked: CheckedFromDocs,
 			Source:  "sgl-project/sglang python/sglang/srt/server_args.py @ v0.5.4", Image: "lmsysorg/sglang:v0.5.4-cu126",
 			ROCmImage: "lmsysorg/sglang:v0.5.4-rocm630-mi30x", ROCmTargets: []string{"gfx942"},
-			Flags: with(with(base, kv), map[string]FlagSpec{"--quantization": {Values: q054}})},
+			Flags: with(with(with(base, kv), pp), map[string]FlagSpec{"--quantization": {Values: q054}})},
 		EngineRelease{Name: "SGLang main (sglang serve)",
 			Checked: CheckedFromDocs,
 			Source:  "sgl-project/sglang python/sglang/srt/server_args.py @ main (2026)", Image: "lmsysorg/sglang:latest",
 			ROCmImage: "lmsysorg/sglang:latest-rocm630-mi30x", ROCmTargets: []string{"gfx942"},
-			Flags: with(with(base, kv), map[string]FlagSpec{"--quantization": {Values: q054}, "serve": {Switch: true}})},
+			Flags: with(with(with(base, kv), pp), map[string]FlagSpec{"--quantization": {Values: q054}, "serve": {Switch: true}})},
 	)
 }
 
@@ -86,6 +89,9 @@ func sglangArgs(in launchIn) (server, []string) {
 		"--max-running-requests", fmt.Sprint(in.conc),
 		"--context-length", fmt.Sprint(int64(in.ctx)),
 	}
+	if c.Nodes > 1 {
+		a = append(a, sglangMultiNodeArgs(in.rel, c.Nodes, "0", "$LEADER_ADDR:5000")...)
+	}
 	if q := in.quantFlag; q != "" {
 		a = append(a, "--quantization", q)
 	}
@@ -99,5 +105,20 @@ func sglangArgs(in launchIn) (server, []string) {
 	if strings.HasSuffix(in.quantFlag, "_marlin") {
 		notes = append(notes, "Marlin 4-bit kernels (compute capability 8.0+)")
 	}
+	if c.Nodes > 1 && !in.rel.Has("--pp-size") {
+		notes = append(notes, fmt.Sprintf("%s has no --pp-size: with --nnodes %d it splits --tp %d over the nodes instead of pipelining them; the plan's TP%d × PP%d needs a release with --pp-size", in.rel.Name, c.Nodes, max(c.Devices, 1), max(c.Devices, 1), c.Nodes))
+	}
 	return server{prog: prog, args: append(a, "--host", in.host, "--port", "30000")}, notes
+}
+
+// sglangMultiNodeArgs are the flags of node rank of nodes pipeline stages:
+// --pp-size, --nnodes, --node-rank and --dist-init-addr (host:port of
+// rank 0's torch.distributed rendezvous), from SGLang's multi-node
+// deployment docs. Releases without --pp-size are not given one.
+func sglangMultiNodeArgs(rel EngineRelease, nodes int, rank, initAddr string) []string {
+	var a []string
+	if rel.Has("--pp-size") {
+		a = append(a, "--pp-size", fmt.Sprint(nodes))
+	}
+	return append(a, "--nnodes", fmt.Sprint(nodes), "--node-rank", rank, "--dist-init-addr", initAddr)
 }

@@ -9,7 +9,9 @@ import "fmt"
 // release notes give them (CheckedFromDocs).
 func vllmReleases() []EngineRelease {
 	base := flags("--gpu-memory-utilization", "--max-model-len", "--max-num-seqs", "--max-num-batched-tokens",
-		"--tensor-parallel-size", "--host", "--port", "--model", "--api-key")
+		"--tensor-parallel-size", "--host", "--port", "--model", "--api-key",
+		// --pipeline-parallel-size: in EngineArgs since before 0.6.0.
+		"--pipeline-parallel-size")
 	dtype := map[string]FlagSpec{"--dtype": {Values: []string{"auto", "half", "float16", "bfloat16", "float", "float32"}}}
 	kv := map[string]FlagSpec{"--kv-cache-dtype": {Values: []string{"auto", "fp8", "fp8_e4m3", "fp8_e5m2"}}}
 	q06 := []string{"aqlm", "awq", "deepspeedfp", "tpu_int8", "fp8", "fbgemm_fp8", "modelopt", "marlin", "gguf", "gptq_marlin_24",
@@ -107,6 +109,9 @@ func vllmArgs(in launchIn) server {
 	}
 	if c.Devices > 1 {
 		a = append(a, "--tensor-parallel-size", fmt.Sprint(c.Devices))
+	}
+	if c.Nodes > 1 {
+		a = append(a, "--pipeline-parallel-size", fmt.Sprint(c.Nodes))
 	}
 	if q := in.quantFlag; q != "" {
 		a = append(a, "--quantization", q)

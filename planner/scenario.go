@@ -12,6 +12,13 @@ import (
 type Scenario struct {
 	Hardware Hardware
 	Devices  int // tensor-parallel degree (1 = single device)
+	// Nodes is how many machines the configuration spans (0 or 1 = one).
+	// For vLLM and SGLang each node holds Devices devices under tensor
+	// parallel and 1/Nodes of the layers (pipeline parallel); for
+	// llama.cpp (RPC workers) Devices counts the devices of every node.
+	Nodes int
+	// NodeLink is the network between nodes (zero = DefaultNodeLink).
+	NodeLink NodeLink
 	Engine   Engine
 	// EngineVersion keys version-dependent rules (empty = current).
 	EngineVersion string
@@ -133,6 +140,12 @@ func (s Scenario) Validate() error {
 	}
 	if s.Devices < 0 || s.Devices > 64 {
 		return invalid("devices = %d: use 1 to 64", s.Devices)
+	}
+	if s.Nodes < 0 || s.Nodes > 64 {
+		return invalid("nodes = %d: use 1 to 64", s.Nodes)
+	}
+	if s.Nodes > 1 && MultiNode(s.Engine) == MultiNodeNone {
+		return invalid("%s is planned on one node only; vLLM and SGLang (pipeline parallel) and llama.cpp (RPC) span nodes", s.Engine.ID)
 	}
 	if s.Context < 0 || s.Context > 10_000_000 {
 		return invalid("context = %d tokens: use 1 to 10M", s.Context)

@@ -26,12 +26,17 @@ type planOptions struct {
 	checkpoint      string
 	top             int
 	hostBandwidth   float64
+	nodes           int
+	nodeLink        string
+	k8s             k8sOptions
+	gpuHourUSD      float64
 }
 
 // request turns the flags into the application layer's plan request.
 func (o *planOptions) request() (app.PlanRequest, error) {
 	req := app.PlanRequest{Model: o.scen.model, Hardware: o.scen.hardware, Devices: o.scen.devices,
-		Engines: app.SplitList(o.engines), Quants: app.SplitList(o.quants), HostBandwidthGBs: o.hostBandwidth, Free: o.scen.free}
+		Engines: app.SplitList(o.engines), Quants: app.SplitList(o.quants), HostBandwidthGBs: o.hostBandwidth, Free: o.scen.free,
+		Nodes: o.nodes, NodeLink: o.nodeLink, DeviceHourUSD: o.gpuHourUSD}
 	if o.scen.model == "" {
 		return req, app.Usagef("--model is required")
 	}
@@ -84,6 +89,10 @@ func newPlanCmd(g *globalOptions) *cobra.Command {
 	f.IntVar(&o.top, "top", 10, "rows of the ranking to show")
 	f.StringVar(&o.scen.hostMemory, "host-memory", "", "system RAM for weights that do not fit the device, e.g. 64GiB (default: probed, or unknown for a catalog machine)")
 	f.Float64Var(&o.hostBandwidth, "host-bandwidth", 0, "system RAM bandwidth in GB/s, which weights kept in RAM are read at (default 60, dual-channel DDR5)")
+	o.k8s.register(f)
+	f.Float64Var(&o.gpuHourUSD, "gpu-hour-usd", 0, "price of one device-hour in US$ for the plan's cost (default: the catalog's cloud list price, where it has one)")
+	f.IntVar(&o.nodes, "nodes", 1, "machines one replica may span (tensor parallel inside each, pipeline parallel across); or --hardware NODESxDEVICESxID")
+	f.StringVar(&o.nodeLink, "node-link", "", "network between nodes: ib400, ib200, roce400, roce200, eth100, eth25, eth10 (default ib400 for datacenter GPUs, eth10 otherwise; assumed)")
 	return cmd
 }
 
@@ -136,6 +145,11 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planOptions) error {
 	}
 	lreq := app.LaunchRequest{Docker: o.docker, Release: o.scen.engineVersion, Users: app.LaunchUsers(best, ans.Request.Workload),
 		Model: ans.Model, Ref: o.scen.model, Checkpoint: o.checkpoint}
+	if o.k8s.dir != "" {
+		if err := o.k8s.export(context.Background(), a, best, lreq, out); err != nil {
+			return err
+		}
+	}
 	if o.emit != "" || o.export != "" {
 		l, err := a.Launch(context.Background(), best, lreq)
 		if err != nil {
@@ -176,7 +190,7 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 		fmt.Fprintf(w, "Machine: %s\n", note)
 	}
 	wl := req.Workload
-	fmt.Fprintf(w, "%s on %d × %s — %s, %d-token prompts, %d generated", req.Model.ID, max(req.Devices, 1), req.Hardware.Name, loadText(wl), wl.Prompt, wl.Gen)
+	fmt.Fprintf(w, "%s on %s — %s, %d-token prompts, %d generated", req.Model.ID, shapeText(req), loadText(wl), wl.Prompt, wl.Gen)
 	if req.SLO != (planner.SLO{}) {
 		fmt.Fprintf(w, ", SLO %s", req.SLO)
 	}
@@ -190,6 +204,7 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 				b.Label(), b.Backend, b.Pred.TotalTPS, b.Pred.DecodeTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
 			fmt.Fprintf(w, "  %d requests in flight on average, %.0f%% of its capacity (%.3g req/s); allow %d concurrent sequences for bursts\n",
 				b.Pred.Concurrency, 100*b.Utilization, b.CapacityReqPerS, b.Concurrency)
+			printFleet(w, b)
 		} else {
 			fmt.Fprintf(w, "\nBest: %s on %s — %s at %s each (%s total), TTFT %s, TPOT %s  [%s%s]\n",
 				b.Label(), b.Backend, planner.Plural(b.Concurrency, "user"), b.Pred.DecodeTPS, b.Pred.TotalTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
@@ -229,6 +244,7 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 			}
 		}
 	}
+	printCost(w, res.Cost)
 	if len(res.Notes) > 0 {
 		fmt.Fprintln(w, "\nNotes:")
 		for _, n := range res.Notes {
