@@ -105,12 +105,9 @@ func Write(w io.Writer, kv []KV, tensors []TensorData) error {
 	})
 }
 
-// tensorInfo is what the writer needs to lay a tensor out.
-type tensorInfo struct {
-	Name  string
-	Type  string
-	Shape []int64
-}
+// tensorInfo is what the writer needs to lay a tensor out: the exported
+// TensorInfo that WriteHeader takes.
+type tensorInfo = TensorInfo
 
 // fillFunc writes the size bytes of tensor i.
 type fillFunc func(i int, size int64, w io.Writer) error
@@ -118,36 +115,11 @@ type fillFunc func(i int, size int64, w io.Writer) error
 // writeFile writes header, tensor infos and data; fill produces each
 // tensor's bytes so that large tensors need not be held in memory together.
 func writeFile(out io.Writer, kv []KV, infos []tensorInfo, fill fillFunc) error {
-	align, err := alignmentOf(kv)
-	if err != nil {
-		return err
-	}
-	sizes, ids, err := layout(infos)
-	if err != nil {
-		return err
-	}
 	w := &writer{w: bufio.NewWriterSize(out, 1<<20)}
-	w.u32(magic)
-	w.u32(version)
-	w.u64(uint64(len(infos)))
-	w.u64(uint64(len(kv)))
-	for _, p := range kv {
-		if err := w.kv(p); err != nil {
-			return err
-		}
+	align, sizes, _, err := w.header(kv, infos)
+	if err != nil {
+		return err
 	}
-	var off int64
-	for i, t := range infos {
-		w.str(t.Name)
-		w.u32(uint32(len(t.Shape)))
-		for _, d := range t.Shape {
-			w.u64(uint64(d))
-		}
-		w.u32(ids[i])
-		w.u64(uint64(off))
-		off += pad(sizes[i], align)
-	}
-	w.pad(align)
 	for i := range infos {
 		if w.err != nil {
 			return w.err
@@ -165,6 +137,42 @@ func writeFile(out io.Writer, kv []KV, infos []tensorInfo, fill fillFunc) error 
 		return w.err
 	}
 	return w.w.Flush()
+}
+
+// header writes the magic, version, metadata kv, the tensor infos and the
+// padding up to the data section (the part WriteHeader and writeFile
+// share). It returns the alignment, each tensor's size and the size of
+// the data section.
+func (w *writer) header(kv []KV, infos []tensorInfo) (align int64, sizes []int64, data int64, err error) {
+	align, err = alignmentOf(kv)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	sizes, ids, err := layout(infos)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	w.u32(magic)
+	w.u32(version)
+	w.u64(uint64(len(infos)))
+	w.u64(uint64(len(kv)))
+	for _, p := range kv {
+		if err := w.kv(p); err != nil {
+			return 0, nil, 0, err
+		}
+	}
+	for i, t := range infos {
+		w.str(t.Name)
+		w.u32(uint32(len(t.Shape)))
+		for _, d := range t.Shape {
+			w.u64(uint64(d))
+		}
+		w.u32(ids[i])
+		w.u64(uint64(data))
+		data += pad(sizes[i], align)
+	}
+	w.pad(align)
+	return align, sizes, data, w.err
 }
 
 // layout validates every tensor and returns its byte size and type id.

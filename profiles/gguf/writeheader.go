@@ -18,42 +18,10 @@ type TensorInfo struct {
 // test server can serve a file of that size whose tensor data it never
 // holds (readers of the header check tensor extents against the size).
 func WriteHeader(out io.Writer, kv []KV, tensors []TensorInfo) (fileSize int64, err error) {
-	align, err := alignmentOf(kv)
-	if err != nil {
-		return 0, err
-	}
-	infos := make([]tensorInfo, len(tensors))
-	for i, t := range tensors {
-		infos[i] = tensorInfo(t)
-	}
-	sizes, ids, err := layout(infos)
-	if err != nil {
-		return 0, err
-	}
 	w := &writer{w: bufio.NewWriterSize(out, 1<<20)}
-	w.u32(magic)
-	w.u32(version)
-	w.u64(uint64(len(infos)))
-	w.u64(uint64(len(kv)))
-	for _, p := range kv {
-		if err := w.kv(p); err != nil {
-			return 0, err
-		}
+	_, _, data, err := w.header(kv, tensors)
+	if err != nil {
+		return 0, err
 	}
-	var off int64
-	for i, t := range infos {
-		w.str(t.Name)
-		w.u32(uint32(len(t.Shape)))
-		for _, d := range t.Shape {
-			w.u64(uint64(d))
-		}
-		w.u32(ids[i])
-		w.u64(uint64(off))
-		off += pad(sizes[i], align)
-	}
-	w.pad(align)
-	if w.err != nil {
-		return 0, w.err
-	}
-	return w.n + off, w.w.Flush()
+	return w.n + data, w.w.Flush()
 }
