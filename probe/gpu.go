@@ -356,23 +356,35 @@ func (p *prober) nvidia(ctx context.Context, devs []Device, pciOK bool) []Device
 	if !need {
 		return devs
 	}
+	gpus, ok, err := p.querySMI(ctx)
+	if err != nil && (pciOK || !errors.Is(err, ErrNoSMI)) {
+		p.warn("nvidia-smi: %v; NVIDIA memory not probed, catalog sizes will be used", err)
+	}
+	if !ok {
+		return devs
+	}
+	return p.mergeSMI(devs, gpus)
+}
+
+// querySMI runs nvidia-smi, records its output for snapshots and parses
+// it, warning about what in the output it could not read. ok is false
+// when there is nothing to use: a failed query (err, for the caller to
+// word for its OS) or unreadable output (already warned about).
+func (p *prober) querySMI(ctx context.Context) (gpus []smiGPU, ok bool, err error) {
 	out, err := p.smi.Query(ctx)
 	p.recordSMI(out, err)
 	if err != nil {
-		if pciOK || !errors.Is(err, ErrNoSMI) {
-			p.warn("nvidia-smi: %v; NVIDIA memory not probed, catalog sizes will be used", err)
-		}
-		return devs
+		return nil, false, err
 	}
-	gpus, problems, err := parseSMI(out)
-	if err != nil {
-		p.warn("nvidia-smi output: %v", err)
-		return devs
+	gpus, problems, perr := parseSMI(out)
+	if perr != nil {
+		p.warn("nvidia-smi output: %v", perr)
+		return nil, false, nil
 	}
 	for _, pr := range problems {
 		p.warn("nvidia-smi output: %s", pr)
 	}
-	return p.mergeSMI(devs, gpus)
+	return gpus, true, nil
 }
 
 func (p *prober) recordSMI(out []byte, err error) {

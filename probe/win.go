@@ -192,19 +192,12 @@ func (p *prober) windowsNVIDIA(ctx context.Context, devs []Device) []Device {
 	if !need {
 		return devs
 	}
-	out, err := p.smi.Query(ctx)
-	p.recordSMI(out, err)
+	gpus, ok, err := p.querySMI(ctx)
 	if err != nil {
 		p.warn("nvidia-smi: %v; NVIDIA memory in use not probed", err)
-		return devs
 	}
-	gpus, problems, err := parseSMI(out)
-	if err != nil {
-		p.warn("nvidia-smi output: %v", err)
+	if !ok {
 		return devs
-	}
-	for _, pr := range problems {
-		p.warn("nvidia-smi output: %s", pr)
 	}
 	used := map[int]bool{}
 	for _, g := range gpus {
