@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 
@@ -34,19 +33,7 @@ func TestRemoteModelsOnlyWhenAllowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(a, Config{Addr: "127.0.0.1:0", AllowRemoteModels: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := s.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	defer func() { cancel(); <-done }()
-	open := running{Server: s, url: "http://" + ln.Addr().String()}
+	open := startApp(t, a, Config{AllowRemoteModels: true})
 	st, got := open.post(t, "/api/fit", body)
 	var f app.FitJSON
 	if err := json.Unmarshal(got, &f); err != nil || st != 200 {

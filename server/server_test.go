@@ -42,8 +42,14 @@ type running struct {
 // start serves cfg on a free loopback port until the test ends.
 func start(t testing.TB, cfg Config) running {
 	t.Helper()
+	return startApp(t, testApp(t), cfg)
+}
+
+// startApp is start with the test's own application.
+func startApp(t testing.TB, a *app.App, cfg Config) running {
+	t.Helper()
 	cfg.Addr = "127.0.0.1:0"
-	s, err := New(testApp(t), cfg)
+	s, err := New(a, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
