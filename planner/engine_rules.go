@@ -36,8 +36,9 @@ type engineRules interface {
 	// device ("" = none), which advice names when a little is missing.
 	memoryKnob() string
 	// stepOverheadMs is the fixed cost of one forward step: scheduling,
-	// sampling and kernel launches.
-	stepOverheadMs(b Backend) float64
+	// sampling and kernel launches, on backend b in release v ("" = the
+	// newest).
+	stepOverheadMs(b Backend, v string) float64
 	// schedLimits are the scheduler's default batch limits on a device of
 	// the architecture and memory.
 	schedLimits(arch string, mem Bytes) schedLimits

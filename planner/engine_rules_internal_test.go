@@ -17,7 +17,7 @@ func TestEveryPolicyHasRules(t *testing.T) {
 		if l := r.schedLimits("hopper", 80*GiB); l.maxSeqs < 1 || l.budget < 1 {
 			t.Errorf("%s: limits %+v", p, l)
 		}
-		if o := r.stepOverheadMs(CUDA); !(o > 0 && o < 100) {
+		if o := r.stepOverheadMs(CUDA, ""); !(o > 0 && o < 100) {
 			t.Errorf("%s: step overhead %g ms", p, o)
 		}
 		if p == PolicyTransformers {
@@ -55,5 +55,25 @@ func TestInteractionPenalty(t *testing.T) {
 	}
 	if got := (FitOptions{Ridge: 12}).penalty("arch*engine=ada*vllm"); got != 12 {
 		t.Errorf("default interaction penalty %g, want the ridge", got)
+	}
+}
+
+// A serving engine's per-step cost follows its release: vLLM before its
+// V1 engine (0.8) and SGLang before its overlap scheduler (0.4) pay a few
+// ms of Python per step, later releases about one; unstated is the newest.
+func TestStepOverheadFollowsRelease(t *testing.T) {
+	for _, c := range []struct {
+		p    Policy
+		v    string
+		want float64
+	}{
+		{PolicyVLLM, "0.4.3", 3}, {PolicyVLLM, "0.7.1", 3}, {PolicyVLLM, "0.8.2", 1}, {PolicyVLLM, "v0.11.0", 1}, {PolicyVLLM, "", 1},
+		{PolicySGLang, "0.3.0", 3}, {PolicySGLang, "v0.5.4.post1", 1}, {PolicySGLang, "", 1},
+		{PolicyTRTLLM, "v1.2.0rc1", 1}, {PolicyTGI, "2.0.0", 4},
+	} {
+		r, _ := rulesFor(c.p)
+		if got := r.stepOverheadMs(CUDA, c.v); got != c.want {
+			t.Errorf("%s %q: step overhead %g ms, want %g", c.p, c.v, got, c.want)
+		}
 	}
 }

@@ -306,7 +306,7 @@ func FitPerfWithOverheads(c *Catalog, rows []Measurement, opt FitOptions) PerfPa
 		}
 	}
 	for _, e := range sortedSet(engines) {
-		for _, v := range []float64{0, 20, 40, 80} {
+		for _, v := range []float64{0, 20, 40, 80, 120, 160, 240} {
 			trial := withValue(seq, e, v)
 			if sc, p := score(lay, trial); sc < best {
 				best, bp, seq = sc, p, trial
@@ -330,7 +330,7 @@ func fitRequestOverheads(c *Catalog, rows []Measurement, p PerfParams, engines [
 	}
 	best := score(req)
 	for _, e := range engines {
-		for _, v := range []float64{0, 1, 2, 4, 8, 16, 32} {
+		for _, v := range []float64{0, 1, 2, 4, 6, 8, 12, 16, 24, 32} {
 			trial := withValue(req, e, v)
 			if sc := score(trial); sc < best {
 				best, req = sc, trial

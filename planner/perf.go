@@ -229,9 +229,9 @@ func memClass(t string) string {
 // b: scheduling, sampling and kernel launches (each engine's
 // stepOverheadMs in rules_*.go [U: typical figures]; the fitted
 // efficiencies absorb what these constants miss).
-func stepOverheadMs(e Engine, b Backend) float64 {
+func stepOverheadMs(e Engine, b Backend, release string) float64 {
 	if r, ok := rulesFor(e.Policy); ok {
-		return r.stepOverheadMs(b)
+		return r.stepOverheadMs(b, release)
 	}
 	if b == CPU {
 		return 0.2
@@ -504,7 +504,7 @@ func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perf
 		peak:   computePeak(s),
 		effD:   t.effD,
 		effP:   t.effP,
-		ovh:    stepOverheadMs(s.Engine, b) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
+		ovh:    stepOverheadMs(s.Engine, b, s.EngineVersion) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
 		seqOvh: seqOverheadMs(p, s.Engine.ID),
 		reqOvh: requestOverheadMs(p, s.Engine.ID),
 		kvTok:  float64(KVBytesPerToken(s.Model, s.KV, s.devices())),

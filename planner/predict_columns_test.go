@@ -60,7 +60,7 @@ func TestNamedScenarioGroups(t *testing.T) {
 		}, 38},
 		{"sglang request rate", func(m planner.Measurement) bool {
 			return m.Engine == "sglang" && m.Scenario == planner.WorkloadRate
-		}, 90},
+		}, 45},
 	}
 	for _, g := range groups {
 		var sel []planner.Measurement

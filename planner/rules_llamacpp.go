@@ -282,7 +282,7 @@ func (llamaCppRules) command(in *launchIn, _ *Launch) (server, []string, error) 
 
 // stepOverheadMs: llama.cpp's C++ loop, well under a millisecond per step
 // [U].
-func (llamaCppRules) stepOverheadMs(b Backend) float64 {
+func (llamaCppRules) stepOverheadMs(b Backend, _ string) float64 {
 	if b == CPU {
 		return 0.2
 	}

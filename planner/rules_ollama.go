@@ -169,7 +169,7 @@ func (ollamaRules) command(in *launchIn, l *Launch) (server, []string, error) {
 }
 
 // stepOverheadMs: Ollama's Go runner around llama.cpp's kernels [U].
-func (ollamaRules) stepOverheadMs(Backend) float64 { return 1 }
+func (ollamaRules) stepOverheadMs(Backend, string) float64 { return 1 }
 
 // schedLimits: OLLAMA_NUM_PARALLEL 4 [U] and the runner's -b 2048.
 func (ollamaRules) schedLimits(string, Bytes) schedLimits {

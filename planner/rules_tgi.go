@@ -153,7 +153,7 @@ func tgiPaged(s Scenario, b Backend, _ Tokens) pagedPlan {
 }
 
 // stepOverheadMs: TGI's router and Python shard per step [U].
-func (tgiRules) stepOverheadMs(Backend) float64 { return 4 }
+func (tgiRules) stepOverheadMs(Backend, string) float64 { return 4 }
 
 // schedLimits: max_batch_prefill_tokens 4096 and 128 concurrent requests
 // (router defaults [U]).

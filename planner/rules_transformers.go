@@ -19,7 +19,7 @@ func (transformersRules) command(in *launchIn, _ *Launch) (server, []string, err
 }
 
 // stepOverheadMs: the eager generate loop, tens of ms on 7B models [U].
-func (transformersRules) stepOverheadMs(Backend) float64 { return 15 }
+func (transformersRules) stepOverheadMs(Backend, string) float64 { return 15 }
 
 // schedLimits: one generate call, the batch as given.
 func (transformersRules) schedLimits(string, Bytes) schedLimits {
