@@ -38,6 +38,16 @@ type FitOptions struct {
 // 49.2; overheads held at the ridge-4 fit's) at a small in-sample cost.
 const DefaultRidge = 12.0
 
+// DefaultInteractionRidge multiplies DefaultRidge for interaction terms
+// (arch*engine, engine*backend*mem, …) in `headroom refit`, so that a
+// combination seen in one source leans on the main effects. With the
+// release-aware step overheads (2026-11-24, 1,045 rows, overheads held),
+// 10 against 1 (the same penalty) moved leave-one-source-out MdAPE from
+// tg 17.7 / pp 31.5 / total_out 41.7 / TTFT 43.9 / TPOT 36.4% to 17.3 /
+// 31.6 / 40.0 / 41.7 / 34.6%, and in-sample from 7.2 / 11.9 / 18.9 /
+// 36.8 / 32.6% to 8.1 / 12.8 / 20.5 / 35.6 / 26.8% (4: between the two).
+const DefaultInteractionRidge = 10.0
+
 // decodeMetric reports whether a metric's row informs decode efficiency
 // (and prefill efficiency otherwise).
 func decodeMetric(m Metric) bool {

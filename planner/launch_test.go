@@ -139,7 +139,7 @@ func TestLaunchFlagsMatchPlan(t *testing.T) {
 			}
 			l, _ := planner.LaunchFor(p, planner.LaunchOptions{Docker: true, Release: rel})
 			s := l.String() + " "
-			if !strings.Contains(s, x.image) || !strings.Contains(s, x.device) || !strings.Contains(s, "-m '/models/<a Q4_0 GGUF") ||
+			if !strings.Contains(s, x.image) || !strings.Contains(s, x.device) || !strings.Contains(s, "-m '/models/<a "+strings.ToUpper(p.Quant)+" GGUF") ||
 				!strings.Contains(s, `-v "$PWD:/models"`) || !strings.Contains(s, "--host 0.0.0.0") {
 				t.Errorf("%s: docker command:\n%s", x.hw, s)
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -30,6 +31,12 @@ and the fit quality, to a TOML profile. Rebuild to embed the result:
   go run ./cmd/headroom refit --out profiles/catalog/fitted.toml --cv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !(ridge > 0) || math.IsInf(ridge, 0) {
+				return withCode(exitUsage, fmt.Errorf("--ridge %g: want a finite penalty above 0", ridge))
+			}
+			if !(inter > 0) || math.IsInf(inter, 0) {
+				return withCode(exitUsage, fmt.Errorf("--interaction-ridge %g: want a finite factor above 0 (1 = the same penalty as main effects)", inter))
+			}
 			a, err := g.open("")
 			if err != nil {
 				return err
@@ -65,7 +72,7 @@ and the fit quality, to a TOML profile. Rebuild to embed the result:
 	cmd.Flags().StringVar(&out, "out", "", "write the fitted profile here (e.g. profiles/catalog/fitted.toml)")
 	cmd.Flags().BoolVar(&cv, "cv", false, "also run leave-one-hardware-out cross-validation (slower)")
 	cmd.Flags().Float64Var(&ridge, "ridge", planner.DefaultRidge, "L2 penalty of the effect terms (chosen by leave-one-hardware-out validation)")
-	cmd.Flags().Float64Var(&inter, "interaction-ridge", 0, "multiply the penalty of interaction terms (arch*engine, engine*backend, …) by this; 0 = the same penalty (docs/predictions.md: 4 trades in-sample for held-out accuracy)")
+	cmd.Flags().Float64Var(&inter, "interaction-ridge", planner.DefaultInteractionRidge, "multiply the penalty of interaction terms (arch*engine, engine*backend, …) by this; 1 = the same penalty as main effects (docs/predictions.md has the measurements)")
 	return cmd
 }
 
