@@ -316,7 +316,7 @@ func FitPerfWithOverheads(c *Catalog, rows []Measurement, opt FitOptions) PerfPa
 		}
 	}
 	for _, e := range sortedSet(engines) {
-		for _, v := range []float64{0, 20, 40, 80, 120, 160, 240} {
+		for _, v := range []float64{0, 20, 40, 80, 120, 160, 240, 360, 480} {
 			trial := withValue(seq, e, v)
 			if sc, p := score(lay, trial); sc < best {
 				best, bp, seq = sc, p, trial

@@ -256,7 +256,11 @@ func layerOverheadUs(p *PerfParams, b Backend) float64 {
 // running request each step, so at a thousand sequences this is tens of
 // milliseconds a step (vLLM issue #8779 and PR #9087 "async output
 // processing" [U: magnitudes]); the GPU step model alone predicted
-// 1000-prompt bursts' TPOT at half the published values.
+// 1000-prompt bursts' TPOT at half the published values. llama-server
+// samples every slot on the CPU over the whole vocabulary
+// (common/sampling.cpp: set_logits fills one candidate per vocabulary
+// entry, 128-152k for current models, before the sampler chain runs), so
+// its per-slot cost is the largest; fitted at 480 µs (2026-11-24).
 func seqOverheadMs(p *PerfParams, e EngineID) float64 {
 	if p != nil {
 		if v, ok := p.SeqOverheadUs[string(e)]; ok {
