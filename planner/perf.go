@@ -239,6 +239,18 @@ func stepOverheadMs(e Engine, b Backend, release string) float64 {
 	return 0.5
 }
 
+// pythonStepMs is the per-step cost of a Python serving engine in release
+// v: a few ms of scheduling and output handling on the GPU's critical path
+// before the release (since) that moved them off it, about one after
+// [U: magnitudes; each engine's rules name the release and the published
+// figures behind them]. An unstated release is the newest.
+func pythonStepMs(v, since string) float64 {
+	if VersionAtLeast(v, since) {
+		return 1
+	}
+	return 3
+}
+
 // layerOverheadUs is the per-layer step cost for backend b: fitted, or a
 // 20 µs prior (a handful of kernel launches per layer [U]).
 func layerOverheadUs(p *PerfParams, b Backend) float64 {
@@ -260,7 +272,7 @@ func layerOverheadUs(p *PerfParams, b Backend) float64 {
 // samples every slot on the CPU over the whole vocabulary
 // (common/sampling.cpp: set_logits fills one candidate per vocabulary
 // entry, 128-152k for current models, before the sampler chain runs), so
-// its per-slot cost is the largest; fitted at 480 µs (2026-11-24).
+// its per-slot cost is the largest of the fitted ones.
 func seqOverheadMs(p *PerfParams, e EngineID) float64 {
 	if p != nil {
 		if v, ok := p.SeqOverheadUs[string(e)]; ok {

@@ -166,10 +166,7 @@ func sglangPaged(s Scenario, b Backend, _ Tokens) pagedPlan {
 // single-client TPOT on an H100, 7.2 ms for Qwen3-8B BF16, leaves under
 // 2.5 ms beside the weights' read].
 func (sglangRules) stepOverheadMs(_ Backend, v string) float64 {
-	if VersionAtLeast(v, "0.4.0") {
-		return 1
-	}
-	return 3
+	return pythonStepMs(v, "0.4.0")
 }
 
 // schedLimits: max_running_requests bounded by the pool, and

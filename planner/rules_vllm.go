@@ -281,10 +281,7 @@ func vllmMaxSeqs(s Scenario) int {
 // 7.3 ms for Qwen3-8B BF16 whose weights take 4.9 ms to read, leaves
 // under 2.5 ms for everything else].
 func (vllmRules) stepOverheadMs(_ Backend, v string) float64 {
-	if VersionAtLeast(v, "0.8.0") {
-		return 1
-	}
-	return 3
+	return pythonStepMs(v, "0.8.0")
 }
 
 // schedLimits: max_num_seqs and max_num_batched_tokens defaults of the
