@@ -38,6 +38,14 @@ type PlanRequest struct {
 	// DeviceHourUSD prices the plan per device-hour (0 = the catalog's
 	// cloud list price, if any).
 	DeviceHourUSD float64
+	// EngineVersion is the engine release the predictions and launch
+	// commands follow, as EngineReleases reads it ("vllm=0.6.0,llama.cpp=
+	// b4000", or a bare release for ForEngine or the only engine asked);
+	// "" = each engine's newest.
+	EngineVersion string
+	// ForEngine is the engine a bare EngineVersion belongs to (plan's
+	// --emit); "" = the only engine in Engines.
+	ForEngine string
 }
 
 // PlanAnswer is a ranked plan with the request it answered.
@@ -60,6 +68,10 @@ func (p PlanAnswer) Best(engine planner.EngineID) (planner.Candidate, bool) {
 	}
 	return planner.Candidate{}, false
 }
+
+// Release is the release engine's predictions followed ("" = its newest),
+// the one its launch command is for.
+func (p PlanAnswer) Release(engine planner.EngineID) string { return p.Request.Releases[engine] }
 
 // Rank is c's place in the ranking, from 1 (0 when it is not ranked).
 func (p PlanAnswer) Rank(c planner.Candidate) int {
@@ -186,6 +198,9 @@ func (a *App) plannerRequest(m planner.Model, mach Machine, req PlanRequest) (pl
 		}
 		pr.Quants = append(pr.Quants, qq.ID)
 	}
+	if pr.Releases, err = EngineReleases(c, req.EngineVersion, req.ForEngine, req.Engines); err != nil {
+		return pr, err
+	}
 	return pr, nil
 }
 
@@ -209,6 +224,9 @@ type CompareRequest struct {
 	SLO        planner.SLO
 	Engines    []string
 	Quants     []string
+	// EngineVersion is as PlanRequest's (a bare release needs one engine
+	// in Engines).
+	EngineVersion string
 }
 
 // CompareAnswer is one row per machine, in the request's order.
@@ -256,7 +274,8 @@ func (a *App) Compare(ctx context.Context, req CompareRequest) (CompareAnswer, e
 		}
 		machines, devs = append(machines, mach.Hardware), append(devs, max(spec.Count, 1))
 	}
-	pr, err := a.plannerRequest(m, first, PlanRequest{Devices: devs[0], Workload: req.Workload, SLO: req.SLO, Engines: req.Engines, Quants: req.Quants})
+	pr, err := a.plannerRequest(m, first, PlanRequest{Devices: devs[0], Workload: req.Workload, SLO: req.SLO, Engines: req.Engines, Quants: req.Quants,
+		EngineVersion: req.EngineVersion})
 	if err != nil {
 		return CompareAnswer{}, err
 	}

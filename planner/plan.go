@@ -70,8 +70,11 @@ type PlanRequest struct {
 	// Engines and Quants restrict the search (empty = all).
 	Engines []EngineID
 	Quants  []string
-	// EngineVersion applies to every engine (empty = current rules).
-	EngineVersion string
+	// Releases is the release each engine's rules and predictions follow
+	// ("0.6.0" for vLLM, "b4000" for llama.cpp); an engine not named gets
+	// its newest. One version string means different things to different
+	// engines, so a release is always given with its engine.
+	Releases map[EngineID]string
 	// bestOnly skips the runner-ups' reasons (Compare reads only the best).
 	bestOnly bool
 }
@@ -493,7 +496,7 @@ func tpChoices(e Engine, devs int) []int {
 // evaluate sizes and predicts one configuration; terms memoizes the
 // fitted terms of the plan's configurations (fittedTerms).
 func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf *PerfParams, terms map[termsKey]fittedTerms) (Candidate, DropReason, bool) {
-	s := Scenario{Hardware: req.Hardware, Devices: tp, Engine: e, EngineVersion: req.EngineVersion, Model: req.Model,
+	s := Scenario{Hardware: req.Hardware, Devices: tp, Engine: e, EngineVersion: req.Releases[e.ID], Model: req.Model,
 		Quant: q, KV: kv, Concurrency: users, UsableMemory: req.UsableMemory, HostMemory: req.HostMemory, HostBandwidthGBs: req.HostBandwidthGBs,
 		Context: ctxFor(req), Mem: req.Catalog.Memory, Nodes: req.Nodes, NodeLink: req.NodeLink}
 	cand := Candidate{Engine: e.ID, Quant: q.ID, KVType: kv.ID, Devices: tp}

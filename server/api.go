@@ -315,7 +315,7 @@ func (s *Server) Export(ctx context.Context, q Request) (exportFile, error) {
 	if !ok {
 		return exportFile{}, fmt.Errorf("no configuration fits; nothing to export: %w", app.ErrNoFit)
 	}
-	l, err := s.app.Launch(ctx, best, app.LaunchRequest{Docker: q.Docker, Users: app.LaunchUsers(best, ans.Request.Workload), Model: ans.Model})
+	l, err := s.app.Launch(ctx, best, app.LaunchRequest{Docker: q.Docker, Release: ans.Release(best.Engine), Users: app.LaunchUsers(best, ans.Request.Workload), Model: ans.Model})
 	if err != nil {
 		return exportFile{}, err
 	}

@@ -30,7 +30,7 @@ type Request struct {
 	Backend       string  `json:"backend,omitempty" jsonschema:"backend: cuda, rocm, vulkan, metal, sycl, cpu"`
 	Quant         string  `json:"quant,omitempty" jsonschema:"weight format, e.g. bf16, fp8, awq-int4, q4_k_m"`
 	KVType        string  `json:"kv-type,omitempty" jsonschema:"KV-cache type: f16, bf16, fp8, q8_0, q4_0"`
-	EngineVersion string  `json:"engine-version,omitempty" jsonschema:"engine release the rules should follow"`
+	EngineVersion string  `json:"engine-version,omitempty" jsonschema:"engine release the rules and predictions follow (fit: that engine's; plan, compare: vllm=0.6.0,llama.cpp=b4000, or one release for emit or the single engine in engines)"`
 	Context       Tokens  `json:"context,omitempty" jsonschema:"context per sequence, e.g. 8192 or 32k (default: the largest that fits)"`
 	CtxSize       Tokens  `json:"ctx-size,omitempty" jsonschema:"llama.cpp -c total KV cells"`
 	Concurrency   int     `json:"concurrency,omitempty" jsonschema:"concurrent sequences (users)"`
@@ -163,7 +163,8 @@ func (q Request) scenario() (app.ScenarioRequest, error) {
 // plan is the request as app's PlanRequest.
 func (q Request) plan() (app.PlanRequest, error) {
 	req := app.PlanRequest{Model: q.Model, Hardware: q.Hardware, Devices: q.Devices, Nodes: q.Nodes, NodeLink: q.NodeLink,
-		Engines: app.SplitList(q.Engines), Quants: app.SplitList(q.Quants), HostBandwidthGBs: q.HostBandwidth}
+		Engines: app.SplitList(q.Engines), Quants: app.SplitList(q.Quants), HostBandwidthGBs: q.HostBandwidth,
+		EngineVersion: q.EngineVersion, ForEngine: q.Emit}
 	if q.Devices < 0 || q.Devices > 64 {
 		return req, app.Usagef("devices = %d: use 1 to 64", q.Devices)
 	}
@@ -190,7 +191,7 @@ func (q Request) plan() (app.PlanRequest, error) {
 
 // compare is the request as app's CompareRequest (hardware is a list).
 func (q Request) compare() (app.CompareRequest, error) {
-	req := app.CompareRequest{Model: q.Model, Engines: app.SplitList(q.Engines), Quants: app.SplitList(q.Quants)}
+	req := app.CompareRequest{Model: q.Model, Engines: app.SplitList(q.Engines), Quants: app.SplitList(q.Quants), EngineVersion: q.EngineVersion}
 	if strings.TrimSpace(q.Hardware) == "" {
 		return req, app.Usagef("hardware takes a comma-separated list, e.g. rtx-4090,2xrtx-3090,amd-ryzen-ai-max-395")
 	}

@@ -41,7 +41,7 @@ func newCompareCmd(g *globalOptions) *cobra.Command {
 				return err
 			}
 			ans, err := a.Compare(context.Background(), app.CompareRequest{Model: o.scen.model, Machines: specs, Workload: w, SLO: slo,
-				Engines: app.SplitList(o.engines), Quants: app.SplitList(o.quants)})
+				Engines: app.SplitList(o.engines), Quants: app.SplitList(o.quants), EngineVersion: o.scen.engineVersion})
 			if err != nil {
 				return err
 			}
@@ -78,6 +78,7 @@ func newCompareCmd(g *globalOptions) *cobra.Command {
 	f.StringVarP(&o.scen.model, "model", "m", "", "model: catalog id, a .gguf file, a config.json or a model directory")
 	f.StringVarP(&hwList, "hardware", "H", "", "machines to compare, comma-separated; NxID for N devices (e.g. 2xnvidia-rtx-3090); \"this\" is this machine, probed")
 	f.StringVar(&o.workload, "workload", "", "prompt=TOKENS,gen=TOKENS,users=N")
+	f.StringVar(&o.scen.engineVersion, "engine-version", "", "the engine releases the predictions follow: vllm=0.6.0,llama.cpp=b4000, or one release for the single --engines engine (default: each engine's newest)")
 	f.StringVar(&o.slo, "slo", "", "ttft=500ms,tpot=50ms or tps=20")
 	f.StringVar(&o.engines, "engines", "", "only these engines")
 	f.StringVar(&o.quants, "quants", "", "only these weight formats")

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -36,7 +37,7 @@ type planOptions struct {
 func (o *planOptions) request() (app.PlanRequest, error) {
 	req := app.PlanRequest{Model: o.scen.model, Hardware: o.scen.hardware, Devices: o.scen.devices,
 		Engines: app.SplitList(o.engines), Quants: app.SplitList(o.quants), HostBandwidthGBs: o.hostBandwidth, Free: o.scen.free,
-		Nodes: o.nodes, NodeLink: o.nodeLink, DeviceHourUSD: o.gpuHourUSD}
+		Nodes: o.nodes, NodeLink: o.nodeLink, DeviceHourUSD: o.gpuHourUSD, EngineVersion: o.scen.engineVersion, ForEngine: o.emit}
 	if o.scen.model == "" {
 		return req, app.Usagef("--model is required")
 	}
@@ -83,7 +84,7 @@ func newPlanCmd(g *globalOptions) *cobra.Command {
 	f.StringVar(&o.emit, "emit", "", "print the launch command for the best plan of this engine: vllm, llama.cpp, tgi, sglang, ollama")
 	f.BoolVar(&o.docker, "docker", false, "with --emit: the official container image instead of a native command")
 	f.StringVar(&o.export, "export", "", "save the best plan as FILE.toml, FILE.json or FILE.sh")
-	f.StringVar(&o.scen.engineVersion, "engine-version", "", "with --emit/--export: the engine release the command is for (0.11.0, b6500, v0.6.5; default: the newest Headroom knows)")
+	f.StringVar(&o.scen.engineVersion, "engine-version", "", "the engine release the predictions and the command follow: vllm=0.6.0,llama.cpp=b4000, or one release for the --emit or --engines engine (default: each engine's newest)")
 	f.StringVar(&o.checkpoint, "checkpoint", "", "with --emit/--export: the checkpoint to load (a Hub repo or a file), or auto to search the Hub for one in the planned format")
 	f.BoolVar(&o.jsonOut, "json", false, "print JSON")
 	f.IntVar(&o.top, "top", 10, "rows of the ranking to show")
@@ -100,9 +101,6 @@ func newPlanCmd(g *globalOptions) *cobra.Command {
 func runPlan(cmd *cobra.Command, g *globalOptions, o *planOptions) error {
 	if o.top < 1 {
 		return app.Usagef("--top = %d: show at least 1 row", o.top)
-	}
-	if _, err := planner.ParseRelease(o.scen.engineVersion); err != nil {
-		return app.Usagef("--engine-version: %w", err)
 	}
 	req, err := o.request()
 	if err != nil {
@@ -143,7 +141,7 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planOptions) error {
 		}
 		return withCode(exitNoFit, nil)
 	}
-	lreq := app.LaunchRequest{Docker: o.docker, Release: o.scen.engineVersion, Users: app.LaunchUsers(best, ans.Request.Workload),
+	lreq := app.LaunchRequest{Docker: o.docker, Release: ans.Release(best.Engine), Users: app.LaunchUsers(best, ans.Request.Workload),
 		Model: ans.Model, Ref: o.scen.model, Checkpoint: o.checkpoint}
 	if o.k8s.dir != "" {
 		if err := o.k8s.export(context.Background(), a, best, lreq, out); err != nil {
@@ -193,6 +191,17 @@ func loadText(wl planner.Workload) string {
 	return planner.Plural(wl.Concurrency, "user")
 }
 
+// releasesText lists the engine releases a plan predicted with, sorted
+// ("llama.cpp b4000, vllm 0.6.0"); "" when every engine is at its newest.
+func releasesText(r map[planner.EngineID]string) string {
+	var parts []string
+	for id, v := range r {
+		parts = append(parts, string(id)+" "+v)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
 func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, note string, top int) {
 	if note != "" {
 		fmt.Fprintf(w, "Machine: %s\n", note)
@@ -203,6 +212,9 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 		fmt.Fprintf(w, ", SLO %s", req.SLO)
 	}
 	fmt.Fprintln(w)
+	if rel := releasesText(req.Releases); rel != "" {
+		fmt.Fprintf(w, "Releases: %s; other engines at their newest\n", rel)
+	}
 	if len(res.Ranked) == 0 {
 		fmt.Fprintln(w, "\nNothing fits.")
 	} else {
