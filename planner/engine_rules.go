@@ -45,6 +45,10 @@ type engineRules interface {
 	// chunkedPrefill reports whether the release splits long prompts into
 	// chunks batched with decodes (perf.go).
 	chunkedPrefill(s Scenario) bool
+	// mixedSteps reports whether a new request's prefill runs in the same
+	// forward step as the running decodes (mixed), rather than in a step
+	// of its own that pauses them (prefill-first); perf.go's arrival term.
+	mixedSteps(s Scenario) bool
 	// marlinInt4 reports whether AWQ/GPTQ run on the Marlin kernels where
 	// the GPU has them (sm80+), so their speed is one kernel's.
 	marlinInt4() bool

@@ -428,6 +428,7 @@ type perfModel struct {
 	ovh        float64 // ms per step
 	seqOvh     float64 // ms per running sequence per step
 	reqOvh     float64 // ms of front-end work per admitted request
+	mixed      bool    // prefills share decode steps (engineRules.mixedSteps)
 	kvTok      float64 // per device
 	wt         weightTraffic
 	// queue is the closed-loop queue share σ for fixed and varied
@@ -523,6 +524,7 @@ func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perf
 		ovh:    stepOverheadMs(s.Engine, b, s.EngineVersion) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
 		seqOvh: seqOverheadMs(p, s.Engine.ID),
 		reqOvh: requestOverheadMs(p, s.Engine.ID),
+		mixed:  mixedSteps(s),
 		kvTok:  float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
 		wt:     newWeightTraffic(s),
 		queue:  t.queue,
@@ -686,6 +688,14 @@ func lengthsKey(k string, variable bool) string {
 	return k
 }
 
+// mixedSteps reports whether the engine runs a new request's prefill in
+// the running decodes' step (its rules' mixedSteps; false for an engine
+// without rules).
+func mixedSteps(s Scenario) bool {
+	r, ok := rulesFor(s.Engine.Policy)
+	return ok && r.mixedSteps(s)
+}
+
 // chunkedPrefill reports whether the engine, as launched with its
 // defaults, splits prompts into chunks that ride in decode steps
 // (decode-first scheduling) rather than running whole prefills that stall
@@ -781,9 +791,15 @@ func predictWith(pm perfModel, w Workload) Prediction {
 	if w.Serving && b > 1 {
 		// Continuous batching (modeling.md §3.2): in each request's cycle
 		// the server also runs the other b−1 requests' prefills. On
-		// arrival a request waits for the step in flight (½ step) and its
-		// prefill rides in a step with the others' decodes (+1 step).
+		// arrival a request waits for the step in flight (½ step); where
+		// the engine mixes prefills into decode steps (mixedSteps) its
+		// prefill also rides in a step with the others' decodes (+1 step),
+		// while a prefill-first engine runs it alone.
 		chunk := pm.prefillCompute(prompt, float64(w.Depth))
+		arrive := 0.5 * step
+		if pm.mixed {
+			arrive += step
+		}
 		others := float64(b-1) * chunk
 		gaps := math.Max(gen-1, 1) // inter-token gaps of one request
 		if w.Rate > 0 {
@@ -792,7 +808,7 @@ func predictWith(pm perfModel, w Workload) Prediction {
 			// of it are those that arrived during the step in flight,
 			// λ·t_step (M/D/1-like).
 			tpot += others / gaps
-			ttft += 1.5*step + w.Rate*step/1000*chunk
+			ttft += arrive + w.Rate*step/1000*chunk
 		} else {
 			// A closed loop of b clients: the others' prefills take the
 			// same GPU time per cycle however they fall, so they are split
@@ -807,7 +823,7 @@ func predictWith(pm perfModel, w Workload) Prediction {
 				sigma = pm.queue[1]
 			}
 			tpot += (1 - sigma) * others / gaps
-			ttft += 1.5*step + sigma*others
+			ttft += arrive + sigma*others
 		}
 	}
 	src := pm.source

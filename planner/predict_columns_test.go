@@ -60,7 +60,7 @@ func TestNamedScenarioGroups(t *testing.T) {
 		}, 34},
 		{"sglang request rate", func(m planner.Measurement) bool {
 			return m.Engine == "sglang" && m.Scenario == planner.WorkloadRate
-		}, 45},
+		}, 20},
 	}
 	for _, g := range groups {
 		var sel []planner.Measurement

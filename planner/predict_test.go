@@ -132,6 +132,45 @@ func TestChunkedPrefill(t *testing.T) {
 			t.Errorf("%s: chunked %v, want %v", tc.name, got, tc.want)
 		}
 	}
+	// Mixed steps: whether a new prefill shares the decodes' step. SGLang
+	// chunks but runs each chunk before the decodes (prefill-first);
+	// TensorRT-LLM does not chunk by default but batches context and
+	// generation requests in one step.
+	for _, tc := range []struct {
+		name string
+		s    Scenario
+		want bool
+	}{
+		{"vLLM 0.6.0, 4k model (V0, prefills alone)", engine(short, "vllm", "0.6.0"), false},
+		{"vLLM 0.5.3.post1, 128k model (chunked)", engine(long, "vllm", "0.5.3.post1"), true},
+		{"vLLM unstated (V1)", engine(short, "vllm", ""), true},
+		{"SGLang", engine(short, "sglang", "0.5.4"), false},
+		{"TensorRT-LLM", engine(short, "trtllm", "1.0.0"), true},
+		{"TGI 2.4", engine(short, "tgi", "2.4.0"), false},
+		{"TGI 3.0", engine(short, "tgi", "3.0.1"), true},
+		{"llama-server", engine(short, "llamacpp", "b6000"), true},
+		{"Ollama", engine(short, "ollama", "0.6.5"), true},
+	} {
+		if got := mixedSteps(tc.s); got != tc.want {
+			t.Errorf("%s: mixed steps %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// A prefill-first engine's arriving request waits half a step for the
+	// one in flight; a mixed engine's also spends the step its prefill
+	// shares with the decodes. The cycle's other terms do not move.
+	for _, w := range []Workload{{Prompt: 512, Gen: 128, Concurrency: 8, Serving: true}, {Prompt: 512, Gen: 128, Concurrency: 8, Serving: true, Rate: 2}} {
+		pm := newPerfModel(engine(short, "vllm", ""), nil)
+		pm.mixed = true
+		mixed := predictWith(pm, w)
+		pm.mixed = false
+		first := predictWith(pm, w)
+		if d := float64(mixed.TTFT - first.TTFT); math.Abs(d-float64(mixed.StepMs)) > 1e-9 {
+			t.Errorf("rate %g: mixed TTFT %s − prefill-first %s = %.3f ms, want one step %s", w.Rate, mixed.TTFT, first.TTFT, d, mixed.StepMs)
+		}
+		if mixed.TPOT != first.TPOT {
+			t.Errorf("rate %g: TPOT moved with the arrival term: %s vs %s", w.Rate, mixed.TPOT, first.TPOT)
+		}
+	}
 	if k := queueKey(engine(long, "vllm", "0.6.1"), true); k != "vllm/chunked/variable" {
 		t.Errorf("queueKey = %q", k)
 	}

@@ -295,6 +295,10 @@ func (llamaCppRules) schedLimits(string, Bytes) schedLimits {
 	return schedLimits{maxSeqs: 4, budget: 2048}
 }
 
+// mixedSteps: one llama_decode batch holds prompt tokens and the other
+// slots' next tokens.
+func (llamaCppRules) mixedSteps(Scenario) bool { return true }
+
 // chunkedPrefill: llama-server batches prompt tokens with other slots'
 // decodes (-b).
 func (llamaCppRules) chunkedPrefill(Scenario) bool { return true }

@@ -176,6 +176,10 @@ func (ollamaRules) schedLimits(string, Bytes) schedLimits {
 	return schedLimits{maxSeqs: 4, budget: 2048}
 }
 
+// mixedSteps: as llama-server, the runner's batch mixes prompt tokens and
+// decodes.
+func (ollamaRules) mixedSteps(Scenario) bool { return true }
+
 // chunkedPrefill: the runner batches prompt tokens with other slots'
 // decodes.
 func (ollamaRules) chunkedPrefill(Scenario) bool { return true }

@@ -179,6 +179,11 @@ func (sglangRules) schedLimits(_ string, mem Bytes) schedLimits {
 	return schedLimits{maxSeqs: 4096, budget: 2048}
 }
 
+// mixedSteps: SGLang's scheduler runs a waiting prefill batch before the
+// running decode batch (Scheduler.get_next_batch_to_run); chunks join
+// the decodes only with --enable-mixed-chunk, off by default.
+func (sglangRules) mixedSteps(Scenario) bool { return false }
+
 // chunkedPrefill: SGLang chunks by default (--chunked-prefill-size).
 func (sglangRules) chunkedPrefill(Scenario) bool { return true }
 

@@ -161,6 +161,10 @@ func (tgiRules) schedLimits(string, Bytes) schedLimits {
 	return schedLimits{maxSeqs: 128, budget: 4096}
 }
 
+// mixedSteps: TGI 3 runs prefill chunks with the decodes; TGI 2 prefilled
+// a new batch on its own and then concatenated it to the running one.
+func (r tgiRules) mixedSteps(s Scenario) bool { return r.chunkedPrefill(s) }
+
 // chunkedPrefill: TGI 3 chunks prefills.
 func (tgiRules) chunkedPrefill(s Scenario) bool { return VersionAtLeast(s.EngineVersion, "3.0.0") }
 

@@ -27,6 +27,7 @@ func (transformersRules) schedLimits(string, Bytes) schedLimits {
 }
 
 func (transformersRules) chunkedPrefill(Scenario) bool { return false }
+func (transformersRules) mixedSteps(Scenario) bool     { return false }
 func (transformersRules) marlinInt4() bool             { return false }
 func (transformersRules) docker() dockerSpec           { return dockerSpec{} }
 

@@ -87,6 +87,10 @@ func (trtllmRules) schedLimits(string, Bytes) schedLimits {
 	return schedLimits{maxSeqs: 2048, budget: 8192}
 }
 
+// mixedSteps: in-flight batching runs context (prefill) requests and
+// generation requests in one forward step, chunked or not.
+func (trtllmRules) mixedSteps(Scenario) bool { return true }
+
 // chunkedPrefill: off by default (enable_chunked_prefill false).
 func (trtllmRules) chunkedPrefill(Scenario) bool { return false }
 

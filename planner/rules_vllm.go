@@ -294,6 +294,12 @@ func (vllmRules) schedLimits(arch string, mem Bytes) schedLimits {
 	return schedLimits{maxSeqs: 256, budget: 2048}
 }
 
+// mixedSteps: prefill chunks ride with the decodes exactly when vLLM
+// chunks prefills; V0 without chunking schedules whole prefills alone
+// (vllm/core/scheduler.py _schedule_default: prefills first, then decodes
+// only when none were scheduled).
+func (r vllmRules) mixedSteps(s Scenario) bool { return r.chunkedPrefill(s) }
+
 // chunkedPrefill: V1 (0.8+) always chunks; V0 from 0.5.3 (PR #6666) when
 // max_model_len > 32K on a GPU, the model has no sliding window and, from
 // 0.6.1 (PR #8425), no image encoder (vllm/engine/arg_utils.py
