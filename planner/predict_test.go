@@ -108,51 +108,38 @@ func TestChunkedPrefill(t *testing.T) {
 		s.Engine.Policy, s.Engine.ID, s.EngineVersion = Policy(policy), EngineID(policy), version
 		return s
 	}
+	// chunked: prompts split into chunks; mixed: a new prefill shares the
+	// decodes' step (mixedSteps). SGLang chunks but runs each chunk before
+	// the decodes (prefill-first); TensorRT-LLM does not chunk by default
+	// but batches context and generation requests in one step.
 	for _, tc := range []struct {
-		name string
-		s    Scenario
-		want bool
+		name           string
+		s              Scenario
+		chunked, mixed bool
 	}{
-		{"vLLM 0.4.3, 128k model", engine(long, "vllm", "0.4.3"), false},
-		{"vLLM 0.5.3.post1, 128k model", engine(long, "vllm", "0.5.3.post1"), true},
-		{"vLLM 0.6.0, 4k model", engine(short, "vllm", "0.6.0"), false},
-		{"vLLM 0.6.0, 128k model at --max-model-len 8192", engine(withLen, "vllm", "0.6.0"), false},
-		{"vLLM 0.6.3, sliding window", engine(sliding, "vllm", "0.6.3"), false},
-		{"vLLM 0.6.0, vision model", engine(vision, "vllm", "0.6.0"), true},
-		{"vLLM 0.6.3, vision model", engine(vision, "vllm", "0.6.3"), false},
-		{"vLLM 0.8.2 (V1), 4k model", engine(short, "vllm", "0.8.2"), true},
-		{"vLLM unstated (current)", engine(short, "vllm", ""), true},
-		{"SGLang", engine(short, "sglang", "0.4.0"), true},
-		{"llama-server", engine(short, "llamacpp", "b6000"), true},
-		{"TGI 2.4", engine(short, "tgi", "2.4.0"), false},
-		{"TGI 3.0", engine(short, "tgi", "3.0.1"), true},
-		{"transformers", engine(short, "transformers", ""), false},
+		{"vLLM 0.4.3, 128k model", engine(long, "vllm", "0.4.3"), false, false},
+		{"vLLM 0.5.3.post1, 128k model", engine(long, "vllm", "0.5.3.post1"), true, true},
+		{"vLLM 0.6.0, 4k model", engine(short, "vllm", "0.6.0"), false, false},
+		{"vLLM 0.6.0, 128k model at --max-model-len 8192", engine(withLen, "vllm", "0.6.0"), false, false},
+		{"vLLM 0.6.3, sliding window", engine(sliding, "vllm", "0.6.3"), false, false},
+		{"vLLM 0.6.0, vision model", engine(vision, "vllm", "0.6.0"), true, true},
+		{"vLLM 0.6.3, vision model", engine(vision, "vllm", "0.6.3"), false, false},
+		{"vLLM 0.8.2 (V1), 4k model", engine(short, "vllm", "0.8.2"), true, true},
+		{"vLLM unstated (current)", engine(short, "vllm", ""), true, true},
+		{"SGLang 0.4", engine(short, "sglang", "0.4.0"), true, false},
+		{"SGLang 0.5.4", engine(short, "sglang", "0.5.4"), true, false},
+		{"TensorRT-LLM", engine(short, "trtllm", "1.0.0"), false, true},
+		{"llama-server", engine(short, "llamacpp", "b6000"), true, true},
+		{"Ollama", engine(short, "ollama", "0.6.5"), true, true},
+		{"TGI 2.4", engine(short, "tgi", "2.4.0"), false, false},
+		{"TGI 3.0", engine(short, "tgi", "3.0.1"), true, true},
+		{"transformers", engine(short, "transformers", ""), false, false},
 	} {
-		if got := chunkedPrefill(tc.s); got != tc.want {
-			t.Errorf("%s: chunked %v, want %v", tc.name, got, tc.want)
+		if got := chunkedPrefill(tc.s); got != tc.chunked {
+			t.Errorf("%s: chunked %v, want %v", tc.name, got, tc.chunked)
 		}
-	}
-	// Mixed steps: whether a new prefill shares the decodes' step. SGLang
-	// chunks but runs each chunk before the decodes (prefill-first);
-	// TensorRT-LLM does not chunk by default but batches context and
-	// generation requests in one step.
-	for _, tc := range []struct {
-		name string
-		s    Scenario
-		want bool
-	}{
-		{"vLLM 0.6.0, 4k model (V0, prefills alone)", engine(short, "vllm", "0.6.0"), false},
-		{"vLLM 0.5.3.post1, 128k model (chunked)", engine(long, "vllm", "0.5.3.post1"), true},
-		{"vLLM unstated (V1)", engine(short, "vllm", ""), true},
-		{"SGLang", engine(short, "sglang", "0.5.4"), false},
-		{"TensorRT-LLM", engine(short, "trtllm", "1.0.0"), true},
-		{"TGI 2.4", engine(short, "tgi", "2.4.0"), false},
-		{"TGI 3.0", engine(short, "tgi", "3.0.1"), true},
-		{"llama-server", engine(short, "llamacpp", "b6000"), true},
-		{"Ollama", engine(short, "ollama", "0.6.5"), true},
-	} {
-		if got := mixedSteps(tc.s); got != tc.want {
-			t.Errorf("%s: mixed steps %v, want %v", tc.name, got, tc.want)
+		if got := mixedSteps(tc.s); got != tc.mixed {
+			t.Errorf("%s: mixed steps %v, want %v", tc.name, got, tc.mixed)
 		}
 	}
 	// A prefill-first engine's arriving request waits half a step for the
