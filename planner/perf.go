@@ -32,6 +32,10 @@ type Workload struct {
 	Burst int
 	// Median asks for per-request figures as medians, not means.
 	Median bool
+	// Requests is the number of requests a rate run sends (num_prompts),
+	// 0 when unstated. It bounds the queue a run above capacity builds
+	// (operatingPoint).
+	Requests int
 }
 
 // Prediction is the speed answer for a scenario and workload.

@@ -114,8 +114,9 @@ func WorkloadFor(m Measurement) Workload {
 	case WorkloadOffline, WorkloadRate:
 		w.Saturate = true
 		w.Rate = m.RequestRate
+		w.Requests = max(m.NumPrompts, 0)
 		if kind == WorkloadOffline {
-			w.Rate = 0
+			w.Rate, w.Requests = 0, 0
 		}
 		if w.Prompt == 0 && w.Gen == 0 {
 			w.Prompt, w.Gen = defaultServingPrompt, defaultServingGen
@@ -240,13 +241,20 @@ func predictSaturated(s Scenario, w Workload, p *PerfParams, effD, effP float64,
 // open-loop arrivals at rate requests/s (0: saturated). capacity is the
 // prediction at capN with no rate (closed loop, the most it completes).
 // Below capacity the batch is what the rate keeps in flight (littleBatch)
-// and keepsUp is true; at or above it the queue grows and the server runs
-// saturated, so pr is capacity.
+// and keepsUp is true. At or above it (keepsUp false) the server runs
+// its full batch and completes capacity's requests; pr is that batch
+// under Poisson arrivals at the rate it serves (atCapacity), so a rate a
+// little past capacity predicts what one a little below it does rather
+// than jumping to a closed loop's queueing, plus the backlog a run of
+// w.Requests builds meanwhile (runBacklog).
 func operatingPoint(pm perfModel, w Workload, rate float64, capN int) (pr, capacity Prediction, keepsUp bool) {
 	w.Rate, w.Concurrency = 0, capN
 	capacity = predictWith(pm, w)
-	if !(rate > 0 && rate < capacity.ReqPerS) {
+	if !(rate > 0) || !(capacity.ReqPerS > 0) || math.IsInf(capacity.ReqPerS, 0) {
 		return capacity, capacity, false
+	}
+	if rate >= capacity.ReqPerS {
+		return atCapacity(pm, w, rate, capacity), capacity, false
 	}
 	w.Rate = rate
 	w.Concurrency = littleBatch(pm, w, rate, capN)
@@ -258,6 +266,39 @@ func operatingPoint(pm perfModel, w Workload, rate float64, capN int) (pr, capac
 	pr.ReqPerS = rate
 	pr.TotalTPS = TokensPerSecond(rate * genTokens(w))
 	return pr, capacity, true
+}
+
+// atCapacity is a server's operating point when requests arrive at rate,
+// at or above the capacity it completes (w.Concurrency is its full
+// batch): the step times of that batch under open-loop arrivals at the
+// served rate, capacity's throughput, and TTFT plus the mean backlog wait
+// of the run (runBacklog).
+func atCapacity(pm perfModel, w Workload, rate float64, capacity Prediction) Prediction {
+	mu := capacity.ReqPerS
+	w.Rate = mu
+	pr := predictWith(pm, w)
+	pr.ReqPerS, pr.TotalTPS = mu, capacity.TotalTPS
+	pr.RequestTPS = capacity.RequestTPS
+	if wait := runBacklog(w.Requests, rate, mu); wait > 0 {
+		pr.TTFT += Milliseconds(wait)
+		gen := genTokens(w)
+		pr.RequestTPS = TokensPerSecond(gen / (float64(pr.TTFT) + (gen-1)*float64(pr.TPOT)) * 1000)
+	}
+	return pr
+}
+
+// runBacklog is the mean ms a request of a run of n requests, sent at
+// rate λ to a server that completes μ < λ per second, waits for the
+// requests ahead of it: the i-th arrives at i/λ and is admitted at i/μ
+// (fluid approximation), so the mean wait is (n−1)/2·(1/μ − 1/λ). Zero
+// when the server keeps up or the run's length is unknown (an unbounded
+// run's queue has no mean; a published server run that states no length
+// is read at the operating point it held).
+func runBacklog(n int, rate, mu float64) float64 {
+	if n < 2 || !(mu > 0) || rate <= mu {
+		return 0
+	}
+	return float64(n-1) / 2 * (1/mu - 1/rate) * 1000
 }
 
 // littleBatch is the batch an open-loop arrival rate λ keeps in flight:

@@ -58,6 +58,73 @@ func TestOpenLoopArrivals(t *testing.T) {
 	}
 }
 
+// Just past capacity a server runs its full batch and serves what it
+// can: the prediction 2% above capacity stays near the one 2% below it
+// (MLPerf's server runs sit there), rather than jumping to a closed
+// loop's queue. A run of stated length adds the backlog it builds,
+// (n−1)/2·(1/μ − 1/λ), and only then does TTFT grow with the rate.
+func TestRateDegradesSmoothlyPastCapacity(t *testing.T) {
+	s := testServer()
+	w := Workload{Prompt: 300, Gen: 300, Saturate: true, Serving: true, VariableLengths: true}
+	pm := newPerfModel(s, nil)
+	capN := saturatedBatch(s, w)
+	_, capacity, _ := operatingPoint(pm, w, 0, capN)
+	mu := capacity.ReqPerS
+	below, _, up := operatingPoint(pm, w, 0.98*mu, capN)
+	if !up {
+		t.Fatalf("at 98%% of capacity (%.2f req/s) the server does not keep up", mu)
+	}
+	past, _, up := operatingPoint(pm, w, 1.02*mu, capN)
+	if up {
+		t.Fatalf("at 102%% of capacity the server keeps up")
+	}
+	if r := float64(past.TTFT) / float64(below.TTFT); r < 0.5 || r > 2 {
+		t.Errorf("TTFT jumps from %v (98%%) to %v (102%%)", below.TTFT, past.TTFT)
+	}
+	if math.Abs(past.ReqPerS-mu)/mu > 1e-9 || past.TotalTPS != capacity.TotalTPS {
+		t.Errorf("past capacity it completes %.3f req/s, %v tok/s; capacity is %.3f, %v", past.ReqPerS, past.TotalTPS, mu, capacity.TotalTPS)
+	}
+	far, _, _ := operatingPoint(pm, w, 3*mu, capN)
+	if far.TTFT != past.TTFT {
+		t.Errorf("a run of unknown length: TTFT %v at 3× capacity, %v at 1.02×; no backlog is predictable", far.TTFT, past.TTFT)
+	}
+	run := w
+	run.Requests = 1000
+	prev := past.TTFT
+	for _, x := range []float64{1.02, 1.5, 3} {
+		pr, _, _ := operatingPoint(pm, run, x*mu, capN)
+		want := float64(past.TTFT) + 999.0/2*(1/mu-1/(x*mu))*1000
+		if math.Abs(float64(pr.TTFT)-want)/want > 1e-9 {
+			t.Errorf("1000 requests at %.2f× capacity: TTFT %v, want %.1f ms", x, pr.TTFT, want)
+		}
+		if pr.TTFT <= prev {
+			t.Errorf("1000 requests at %.2f× capacity: TTFT %v not above %v", x, pr.TTFT, prev)
+		}
+		prev = pr.TTFT
+	}
+}
+
+func TestRunBacklog(t *testing.T) {
+	for _, c := range []struct {
+		n        int
+		rate, mu float64
+		want     float64 // ms
+	}{
+		{0, 20, 10, 0},        // unknown length
+		{1, 20, 10, 0},        // one request waits for nobody
+		{1001, 10, 10, 0},     // keeps up
+		{1001, 5, 10, 0},      // below capacity
+		{1001, 20, 10, 25000}, // 500 × (0.1 − 0.05) s
+		{3, 1e9, 1, 1000},     // all at once: 1 × (1 − 0) s
+		{1001, 20, 0, 0},      // no capacity figure
+		{1001, 20, math.NaN(), 0},
+	} {
+		if got := runBacklog(c.n, c.rate, c.mu); math.Abs(got-c.want) > 1e-6*math.Max(c.want, 1) {
+			t.Errorf("runBacklog(%d, %g, %g) = %g ms, want %g", c.n, c.rate, c.mu, got, c.want)
+		}
+	}
+}
+
 // A multi-device MLPerf system takes the tensor-parallel layout with the
 // best throughput; it can never be worse than one replica per device.
 func TestSaturatedLayoutChoice(t *testing.T) {
