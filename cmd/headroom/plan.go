@@ -219,7 +219,15 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 		fmt.Fprintln(w, "\nNothing fits.")
 	} else {
 		b := res.Ranked[0]
-		if wl.Rate > 0 {
+		if wl.Rate > 0 && b.Utilization >= 1 && b.CapacityReqPerS > 0 {
+			// One replica cannot keep up: its figures are its full batch,
+			// and every request also waits for the queue ahead of it.
+			fmt.Fprintf(w, "\nBest: %s on %s — %s total (its capacity), %s per request, TTFT %s plus the queue's wait, TPOT %s  [%s%s]\n",
+				b.Label(), b.Backend, b.Pred.TotalTPS, b.Pred.DecodeTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
+			fmt.Fprintf(w, "  cannot keep up alone: %.3g req/s is %.0f%% of its capacity (%.3g req/s), so the queue grows by %.3g requests a second; figures are its full batch of %d sequences\n",
+				wl.Rate, 100*b.Utilization, b.CapacityReqPerS, wl.Rate-b.CapacityReqPerS, b.Concurrency)
+			printFleet(w, b)
+		} else if wl.Rate > 0 {
 			fmt.Fprintf(w, "\nBest: %s on %s — %s total, %s per request, TTFT %s, TPOT %s  [%s%s]\n",
 				b.Label(), b.Backend, b.Pred.TotalTPS, b.Pred.DecodeTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
 			fmt.Fprintf(w, "  %d requests in flight on average, %.0f%% of its capacity (%.3g req/s); allow %d concurrent sequences for bursts\n",
