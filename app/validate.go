@@ -57,6 +57,10 @@ type RefitOptions struct {
 	InteractionRidge float64
 	CV               bool   // also run leave-one-hardware-out cross-validation
 	Date             string // the date recorded in the profile (YYYY-MM-DD)
+	// HoldOverheads keeps the catalog profile's host overheads (per
+	// layer, per sequence, per request) and fits only the efficiencies
+	// (planner.FitPerfHeldOverheads), instead of searching them anew.
+	HoldOverheads bool
 }
 
 // Refitted is a refit: the memory and performance profiles and how well
@@ -79,7 +83,13 @@ func (a *App) Refit(ms Measurements, opt RefitOptions) Refitted {
 	r.Memory, r.KVReport = planner.FitMemory(&c, ms.Rows)
 	c.Memory = &r.Memory
 	fo := planner.FitOptions{Ridge: opt.Ridge, InteractionRidge: opt.InteractionRidge}
-	r.Perf = planner.FitPerfWithOverheads(&c, ms.Rows, fo)
+	how := "host overheads searched"
+	if opt.HoldOverheads && c.Perf != nil {
+		r.Perf = planner.FitPerfHeldOverheads(&c, ms.Rows, fo, *c.Perf)
+		how = "host overheads held from the previous profile"
+	} else {
+		r.Perf = planner.FitPerfWithOverheads(&c, ms.Rows, fo)
+	}
 	r.InSample = planner.Validate(&c, ms.Rows, &r.Perf)
 	r.Perf.ErrorBand = map[string]float64{}
 	for m, rep := range r.InSample.Metrics {
@@ -89,7 +99,7 @@ func (a *App) Refit(ms Measurements, opt RefitOptions) Refitted {
 	if fo.InteractionRidge > 0 {
 		ridge += fmt.Sprintf(" (×%g on interaction terms)", fo.InteractionRidge)
 	}
-	r.Perf.Fitted = fmt.Sprintf("%s on %s (%d rows), %s; in-sample: %s", opt.Date, ms.Name, len(ms.Rows), ridge, r.InSample.Describe())
+	r.Perf.Fitted = fmt.Sprintf("%s on %s (%d rows), %s, %s; in-sample: %s", opt.Date, ms.Name, len(ms.Rows), ridge, how, r.InSample.Describe())
 	if !opt.CV {
 		return r
 	}

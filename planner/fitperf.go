@@ -399,6 +399,22 @@ func FitPerfWithOverheads(c *Catalog, rows []Measurement, opt FitOptions) PerfPa
 	return bp
 }
 
+// FitPerfHeldOverheads is FitPerf with the host overheads of held (per
+// layer, per sequence and per request) fixed: what a cross-validation
+// fold does, and what `refit --hold-overheads` does to judge a change to
+// the speed model apart from the overhead search, the least stable part
+// of the fit (its grid search lands on other local optima as the rows
+// or the model move; docs/predictions.md).
+func FitPerfHeldOverheads(c *Catalog, rows []Measurement, opt FitOptions, held PerfParams) PerfParams {
+	opt.layers, opt.seqs = held.LayerOverheadUs, held.SeqOverheadUs
+	p := FitPerf(c, rows, opt)
+	p.RequestOverheadMs = make(map[string]float64, len(held.RequestOverheadMs))
+	for k, v := range held.RequestOverheadMs {
+		p.RequestOverheadMs[k] = v
+	}
+	return p
+}
+
 // fitRequestOverheads picks each serving engine's front-end ms per
 // request on a grid, holding the fitted efficiencies: it moves only when
 // requests arrive together (bursts), so candidates are scored by the
@@ -584,10 +600,7 @@ func leaveOneGroupOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfP
 				train = append(train, m)
 			}
 		}
-		o := opt
-		o.layers, o.seqs = full.LayerOverheadUs, full.SeqOverheadUs
-		p := FitPerf(c, train, o)
-		p.RequestOverheadMs = full.RequestOverheadMs
+		p := FitPerfHeldOverheads(c, train, opt, full)
 		for _, m := range groups[g] {
 			res = append(res, predictRow(c, m, &p))
 		}
