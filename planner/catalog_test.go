@@ -313,7 +313,7 @@ func TestValidateTargets(t *testing.T) {
 	rep := planner.Validate(c, rows, c.Perf)
 	targets := map[planner.Metric]float64{
 		planner.MetricTG: 10, planner.MetricPP: 14, planner.MetricTotalOut: 20,
-		planner.MetricTTFT: 28, planner.MetricTPOT: 25, planner.MetricKV: 10,
+		planner.MetricTTFT: 25, planner.MetricTPOT: 20, planner.MetricKV: 10,
 	}
 	total, pred := 0, 0
 	for m, r := range rep.Metrics {
