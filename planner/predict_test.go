@@ -225,6 +225,24 @@ func TestChunkedPrefill(t *testing.T) {
 			t.Errorf("rate %g: TPOT moved with the arrival term: %s vs %s", w.Rate, mixed.TPOT, first.TPOT)
 		}
 	}
+	// In a burst, requests that have their first token decode during the
+	// wave's remaining prefill steps only where the engine mixes; a
+	// prefill-first engine pauses them, so their TPOT (first to last
+	// token) is longer. TTFT does not move, nor does the wave's end (its
+	// last request gets its first token when the prefill is done either
+	// way), so neither does throughput.
+	burst := Workload{Prompt: 2000, Gen: 100, Burst: 64, Serving: true}
+	pm := newPerfModel(engine(short, "sglang", ""), nil)
+	pm.mixed = true
+	mixedBurst := predictBurst(pm, burst)
+	pm.mixed = false
+	firstBurst := predictBurst(pm, burst)
+	if !(firstBurst.TPOT > mixedBurst.TPOT) || firstBurst.TotalTPS != mixedBurst.TotalTPS {
+		t.Errorf("burst: prefill-first TPOT %s, %s total; mixed %s, %s: want a longer TPOT and the same throughput", firstBurst.TPOT, firstBurst.TotalTPS, mixedBurst.TPOT, mixedBurst.TotalTPS)
+	}
+	if firstBurst.TTFT != mixedBurst.TTFT {
+		t.Errorf("burst: TTFT moved with the decode pause: %s vs %s", firstBurst.TTFT, mixedBurst.TTFT)
+	}
 	if k := queueKey(engine(long, "vllm", "0.6.1"), true); k != "vllm/chunked/variable" {
 		t.Errorf("queueKey = %q", k)
 	}

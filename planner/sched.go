@@ -81,7 +81,8 @@ func (pm perfModel) chunkedPrefillMs(n Tokens, b, budget int) float64 {
 // wave prefills its prompts in budget-sized chunks, request j of b
 // getting its first token after (j+1)/b of the wave's prefill, and the
 // requests that already have one decode a token in each of the remaining
-// prefill steps (chunked prefill rides with decodes); then the wave
+// prefill steps where the engine mixes them (chunked prefill rides with
+// decodes; a prefill-first engine pauses them, mixedSteps); then the wave
 // decodes at its batch. Slots free, on average, when the wave's requests
 // finish, which starts the next wave. TTFT includes the wait for a slot,
 // and request i reaches the engine no sooner than i front-end admissions
@@ -106,8 +107,16 @@ func predictBurst(pm perfModel, w Workload) Prediction {
 		for j := 0; j < b; j++ {
 			// The front end hands requests over one at a time.
 			first := math.Max(start+pre*float64(j+1)/float64(b), float64(done+j+1)*pm.reqOvh)
-			// Tokens decoded during the prefill steps still to come.
-			during := math.Min(steps*float64(b-1-j)/float64(b), gen-1)
+			// Tokens decoded during the prefill steps still to come: one
+			// per step where the engine mixes prefill chunks into decode
+			// steps; none where it runs waiting prefills first
+			// (mixedSteps: SGLang, vLLM V0 without chunking, TGI 2), so a
+			// request that has its first token waits out the wave's
+			// remaining prefill.
+			during := 0.0
+			if pm.mixed {
+				during = math.Min(steps*float64(b-1-j)/float64(b), gen-1)
+			}
 			last := math.Max(start+pre+(gen-1-during)*step, first+(gen-1)*step)
 			ttft = append(ttft, first)
 			if gen > 1 {
