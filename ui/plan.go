@@ -611,7 +611,12 @@ func (s *PlanScreen) selectRow(i int) {
 // the figures' meaning, the full reason and the launch command.
 func rowDetail(r PlanRow, v PlanView, in PlanInput) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#%d %s · %s · KV %s · %s × %s context", r.Rank, r.Engine, weightsText(r), r.KV, usersText(max(r.Concurrency, 1)), tokens(r.Context))
+	seqs := usersText(max(r.Concurrency, 1))
+	if in.Workload.Rate > 0 {
+		// At a rate the row's concurrency is the slots it is given.
+		seqs = planner.Plural(max(r.Concurrency, 1), "slot")
+	}
+	fmt.Fprintf(&b, "#%d %s · %s · KV %s · %s × %s context", r.Rank, r.Engine, weightsText(r), r.KV, seqs, tokens(r.Context))
 	if rate := in.Workload.Rate; rate > 0 && r.Fits {
 		fmt.Fprintf(&b, "\nAt %s: %s", rateText(rate), loadText(r))
 	}
@@ -620,6 +625,11 @@ func rowDetail(r PlanRow, v PlanView, in PlanInput) string {
 		fmt.Fprintf(&b, " · total vs #1: %s", vs)
 	}
 	switch {
+	case r.Fits && in.Workload.Rate > 0 && r.Utilization >= 1:
+		// Past capacity one server runs its full batch and completes
+		// what it can; the rest queue.
+		fmt.Fprintf(&b, "\n%s tok/s per request, streaming at %s tok/s; %s tok/s in all, its capacity: %s arrive, so the queue grows and TTFT adds its wait.",
+			tps(r.PerUser), tps(r.Stream), tps(r.Total), rateText(in.Workload.Rate))
 	case r.Fits && in.Workload.Rate > 0:
 		// At a rate the total is what arrives: the rate times the output
 		// length, below one request's speed when requests are sparse.

@@ -174,6 +174,23 @@ func TestPlanSummaryAtRate(t *testing.T) {
 	}
 }
 
+// A row's details at a rate: below capacity the total is what arrives;
+// past it, one server's capacity while the queue grows.
+func TestPlanRowDetailAtRate(t *testing.T) {
+	row := PlanRow{Engine: "vllm", Quant: "fp8", Concurrency: 23, Fits: true, PerUser: 41, Stream: 60, Total: 502, TTFT: 101, Capacity: 6.22, Utilization: 0.3215}
+	v := PlanView{Hardware: "RTX 4090", Rows: []PlanRow{row}}
+	in := PlanInput{Workload: planner.Workload{Rate: 2, Gen: 256}}
+	if got := rowDetail(row, v, in); !strings.Contains(got, "tok/s delivered in all at 2 req/s (the rate × 256 output tokens)") || !strings.Contains(got, "23 slots ×") {
+		t.Errorf("below capacity:\n%s", got)
+	}
+	row.Utilization, row.Total = 1.6, 1590
+	in.Workload.Rate = 10
+	got := rowDetail(row, v, in)
+	if !strings.Contains(got, "1,590 tok/s in all, its capacity: 10 req/s arrive, so the queue grows and TTFT adds its wait") || strings.Contains(got, "the rate ×") {
+		t.Errorf("past capacity:\n%s", got)
+	}
+}
+
 // A dropped configuration (its row explains why it lost) has no scenario
 // to chart: selecting it asks the service for nothing.
 func TestPlanDroppedRowHasNoCurve(t *testing.T) {
