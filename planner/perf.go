@@ -835,7 +835,7 @@ func predictWith(pm perfModel, w Workload) Prediction {
 	pr := Prediction{
 		PrefillTPS:  TokensPerSecond(math.Max(prompt, 1) / tPre * 1000),
 		DecodeTPS:   TokensPerSecond(1000 / tpot),
-		RequestTPS:  TokensPerSecond(gen / cycle * 1000),
+		RequestTPS:  requestTPS(gen, ttft, tpot),
 		TTFT:        Milliseconds(ttft),
 		TPOT:        Milliseconds(tpot),
 		StepMs:      Milliseconds(step),
@@ -853,6 +853,12 @@ func predictWith(pm perfModel, w Workload) Prediction {
 		pr.ReqPerS = float64(b) / cycle * 1000
 	}
 	return pr
+}
+
+// requestTPS is one request's tokens over its whole time in the server,
+// TTFT included: gen / (TTFT + (gen−1)·TPOT), times in ms.
+func requestTPS(gen, ttft, tpot float64) TokensPerSecond {
+	return TokensPerSecond(gen / (ttft + (gen-1)*tpot) * 1000)
 }
 
 // PrefillBatch returns aggregate prefill tokens/s when b sequences of n

@@ -272,17 +272,15 @@ func operatingPoint(pm perfModel, w Workload, rate float64, capN int) (pr, capac
 // at or above the capacity it completes (w.Concurrency is its full
 // batch): the step times of that batch under open-loop arrivals at the
 // served rate, capacity's throughput, and TTFT plus the mean backlog wait
-// of the run (runBacklog).
+// of the run (runBacklog); a request's own rate follows its TTFT.
 func atCapacity(pm perfModel, w Workload, rate float64, capacity Prediction) Prediction {
 	mu := capacity.ReqPerS
 	w.Rate = mu
 	pr := predictWith(pm, w)
 	pr.ReqPerS, pr.TotalTPS = mu, capacity.TotalTPS
-	pr.RequestTPS = capacity.RequestTPS
 	if wait := runBacklog(w.Requests, rate, mu); wait > 0 {
 		pr.TTFT += Milliseconds(wait)
-		gen := genTokens(w)
-		pr.RequestTPS = TokensPerSecond(gen / (float64(pr.TTFT) + (gen-1)*float64(pr.TPOT)) * 1000)
+		pr.RequestTPS = requestTPS(genTokens(w), float64(pr.TTFT), float64(pr.TPOT))
 	}
 	return pr
 }
