@@ -33,15 +33,8 @@ func printFleet(w io.Writer, c planner.Candidate) {
 	if !f.MeetsSLO {
 		slo = "missing the SLO"
 	}
-	fmt.Fprintf(w, "  Fleet: %d %s × %s = %s, each at %.0f%% of its %.3g req/s (ceiling %.0f%%): TTFT %s, TPOT %s per replica, %s\n",
-		f.Replicas, plural(f.Replicas, "replica", "replicas"), planner.Plural(f.DevicesPerReplica, "device"), planner.Plural(f.Devices, "device"), 100*f.Utilization, f.CapacityReqPerS, 100*f.Ceiling, f.Pred.TTFT, f.Pred.TPOT, slo)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	fmt.Fprintf(w, "  Fleet: %s × %s = %s, each at %.0f%% of its %.3g req/s (ceiling %.0f%%): TTFT %s, TPOT %s per replica, %s\n",
+		planner.Plural(f.Replicas, "replica"), planner.Plural(f.DevicesPerReplica, "device"), planner.Plural(f.Devices, "device"), 100*f.Utilization, f.CapacityReqPerS, 100*f.Ceiling, f.Pred.TTFT, f.Pred.TPOT, slo)
 }
 
 // k8sOptions are plan's --export-k8s flags.
