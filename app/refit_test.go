@@ -42,7 +42,7 @@ func TestRefitHoldsOverheads(t *testing.T) {
 	if !strings.Contains(r.Perf.Fitted, "host overheads held from the previous profile") {
 		t.Errorf("the profile does not say its overheads were held: %q", r.Perf.Fitted)
 	}
-	if !(r.Perf.Decode.Intercept != 0) || reflect.DeepEqual(r.Perf.Decode.Terms, held.Decode.Terms) {
+	if r.Perf.Decode.Intercept == 0 || reflect.DeepEqual(r.Perf.Decode.Terms, held.Decode.Terms) {
 		t.Errorf("the efficiencies were not refitted on the %d rows", len(sub.Rows))
 	}
 	if rep := r.InSample.Metrics[planner.MetricTG]; rep.Predicted == 0 || !(rep.MdAPE < 50) {
