@@ -289,11 +289,14 @@ func (a *App) Compare(ctx context.Context, req CompareRequest) (CompareAnswer, e
 // user alone: its best configuration's output tok/s over the whole request
 // at one user (TTFT included). The planner's figure is the one-user speed
 // of the configuration best for the users asked, which changed with the
-// user count and was not the fastest a device serves one user.
+// user count and was not the fastest a device serves one user. Whatever
+// the arrival pattern (users, rate, burst, offline), one user is the same
+// request on an idle server (Workload.Alone): under a rate, a burst or an
+// offline batch this column had shown the whole workload's throughput.
 func (a *App) aloneSpeeds(rows []planner.CompareRow, pr planner.PlanRequest, machines []planner.Hardware, devs []int) {
 	one := rows
-	if pr.Workload.Concurrency > 1 {
-		pr.Workload.Concurrency, pr.Workload.Serving = 1, false
+	if alone := pr.Workload.Alone(); alone != pr.Workload {
+		pr.Workload = alone
 		one = planner.Compare(pr, machines, devs)
 	}
 	for i := range rows {

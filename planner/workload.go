@@ -141,3 +141,12 @@ func setWorkloadKey(w *Workload, key, val string) error {
 	}
 	return nil
 }
+
+// Alone is w as one request on an idle server: the same prompt, output,
+// cached depth and lengths, with no other users, arrival rate, burst or
+// batch. It is what "one user" means beside a workload of any arrival
+// pattern (compare's single-user column).
+func (w Workload) Alone() Workload {
+	return Workload{Prompt: w.Prompt, Gen: w.Gen, Depth: w.Depth, Concurrency: 1,
+		VariableLengths: w.VariableLengths, Kind: WorkloadSingle, Median: w.Median}
+}
