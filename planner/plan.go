@@ -496,6 +496,11 @@ func tpChoices(e Engine, devs int) []int {
 // evaluate sizes and predicts one configuration; terms memoizes the
 // fitted terms of the plan's configurations (fittedTerms).
 func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf *PerfParams, terms map[termsKey]fittedTerms) (Candidate, DropReason, bool) {
+	if e.IsGGML() && (req.Workload.Kind == WorkloadOffline || req.Workload.Saturate) && req.Workload.Rate == 0 {
+		// An offline batch on a GGML server runs the slots it is launched
+		// with (limitsFor): its default, sized for in memory as any users.
+		users = max(users, engineLimits(e.Policy, req.Hardware.Arch, req.Hardware.Memory).maxSeqs)
+	}
 	s := Scenario{Hardware: req.Hardware, Devices: tp, Engine: e, EngineVersion: req.Releases[e.ID], Model: req.Model,
 		Quant: q, KV: kv, Concurrency: users, UsableMemory: req.UsableMemory, HostMemory: req.HostMemory, HostBandwidthGBs: req.HostBandwidthGBs,
 		Context: ctxFor(req), Mem: req.Catalog.Memory, Nodes: req.Nodes, NodeLink: req.NodeLink}

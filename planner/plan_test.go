@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -371,6 +372,47 @@ func TestDroppedHaveTypedReasons(t *testing.T) {
 // pool holds, the rest wait, so TTFT exceeds one request's), and an offline
 // run as the largest batch (more sequences and more throughput than one
 // user), not as N users in a loop or one user.
+// A GGML server runs as many sequences as it has slots, and the plan's
+// launch command sets them (llama-server -np). A burst of 100 prompts for
+// llama.cpp had been predicted at the 4 slots of -np auto while its KV
+// cache was sized for 100 (-c 153600 over -np 4, 38,400 tokens a slot);
+// an offline batch was predicted at 4 slots with memory for one.
+func TestPlanGGMLRunsTheSlotsItIsSizedFor(t *testing.T) {
+	c := catalog(t)
+	m, h := modelOn(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-4090")
+	for _, tc := range []struct {
+		workload string
+		min      int
+	}{{"prompt=1024,gen=256,burst=100", 5}, {"prompt=1024,gen=256,offline", 4}} {
+		wl, err := planner.ParseWorkload(tc.workload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Workload: wl,
+			Engines: []planner.EngineID{planner.LlamaCpp}, Quants: []string{"q4_k_m"}})
+		best, ok := res.Best()
+		if !ok {
+			t.Fatalf("%s: nothing fits", tc.workload)
+		}
+		if best.Concurrency < tc.min || best.Concurrency != best.Scenario.Concurrency {
+			t.Errorf("%s: runs %d sequences, memory sized for %d; want them equal and at least %d", tc.workload, best.Concurrency, best.Scenario.Concurrency, tc.min)
+		}
+		l, err := planner.LaunchCommand(best, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		np := ""
+		for i, a := range l.Argv {
+			if a == "-np" && i+1 < len(l.Argv) {
+				np = l.Argv[i+1]
+			}
+		}
+		if np != fmt.Sprint(best.Concurrency) {
+			t.Errorf("%s: launch -np %q for %d sequences predicted", tc.workload, np, best.Concurrency)
+		}
+	}
+}
+
 func TestPlanBurstAndOffline(t *testing.T) {
 	c := catalog(t)
 	m, h := modelOn(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-h100-sxm5-80gb")

@@ -27,9 +27,19 @@ func engineLimits(policy Policy, arch string, mem Bytes) schedLimits {
 	return schedLimits{maxSeqs: 1, budget: 1 << 20}
 }
 
-// limitsFor is engineLimits for a scenario.
+// limitsFor is engineLimits for a scenario. A GGML server runs as many
+// sequences at once as it has slots, and a scenario's concurrency is the
+// slots its launch command gives it (llama-server -np,
+// OLLAMA_NUM_PARALLEL: launchIn.conc); the rules' 4 is what a server left
+// on auto runs. Capped at its rules' 4, a burst of 100 prompts planned for
+// llama.cpp ran 4 at a time while the KV cache was sized for all 100
+// (-c 153600 over -np 4).
 func limitsFor(s Scenario) schedLimits {
-	return engineLimits(s.Engine.Policy, s.Hardware.Arch, s.Hardware.Memory)
+	l := engineLimits(s.Engine.Policy, s.Hardware.Arch, s.Hardware.Memory)
+	if s.Engine.IsGGML() && s.Concurrency > 0 {
+		l.maxSeqs = s.Concurrency
+	}
+	return l
 }
 
 // residentContext is the mean context a running request holds in the KV
