@@ -413,6 +413,46 @@ func TestPlanGGMLRunsTheSlotsItIsSizedFor(t *testing.T) {
 	}
 }
 
+// FP8 (8.002 bits with its scales) and W8A8-INT8 (8.004) are both 8-bit:
+// at a fixed rate the faster one ranks first, and no runner-up is said to
+// have "fewer weight bits (8 vs 8)".
+func TestPlanEightBitFormatsTieOnBits(t *testing.T) {
+	c := catalog(t)
+	m, h := modelOn(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-h100-sxm5-80gb")
+	for _, wl := range []string{"prompt=1024,gen=200,rate=8", "prompt=1024,gen=200,users=16"} {
+		w, err := planner.ParseWorkload(wl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Workload: w,
+			Engines: []planner.EngineID{planner.VLLM}, Quants: []string{"fp8", "w8a8-int8"}})
+		var fp8, int8 *planner.Candidate
+		for i := range res.Ranked {
+			r := &res.Ranked[i]
+			if strings.Contains(r.Why, "fewer weight bits") {
+				t.Errorf("%s: %s %s: %q", wl, r.Quant, r.KVType, r.Why)
+			}
+			switch {
+			case r.Quant == "fp8" && fp8 == nil:
+				fp8 = r
+			case r.Quant == "w8a8-int8" && int8 == nil:
+				int8 = r
+			}
+		}
+		if fp8 == nil || int8 == nil || !fp8.MeetsSLO || !int8.MeetsSLO {
+			t.Fatalf("%s: want both 8-bit formats planned", wl)
+		}
+		first, second := fp8, int8
+		if w.Rate > 0 && int8.Pred.TPOT < fp8.Pred.TPOT || w.Rate == 0 && int8.Pred.TotalTPS > fp8.Pred.TotalTPS {
+			first, second = int8, fp8
+		}
+		if res.Ranked[0].Quant != first.Quant {
+			t.Errorf("%s: %s ranked first; %s is faster (TPOT %v vs %v, total %v vs %v)", wl, res.Ranked[0].Quant, first.Quant,
+				first.Pred.TPOT, second.Pred.TPOT, first.Pred.TotalTPS, second.Pred.TotalTPS)
+		}
+	}
+}
+
 func TestPlanBurstAndOffline(t *testing.T) {
 	c := catalog(t)
 	m, h := modelOn(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-h100-sxm5-80gb")
