@@ -310,8 +310,17 @@ func Plan(req PlanRequest) PlanResult {
 					haveFull := false
 					for _, kv := range kvs {
 						cand, reason, ok := evaluate(req, e, q, kv, tp, users, perf, terms)
-						if ok && haveFull && kvQuantized(kv) && !quantizedKVSaves(full, users) {
-							cand.Why, reason, ok = fmt.Sprintf("%s KV saves nothing here: %s KV already holds %s on the device", kv.ID, full.KVType, Plural(users, "user")), DropKVSavesNothing, false
+						if ok && haveFull && kvQuantized(kv) {
+							// The sequences the full-KV row was sized for: the
+							// users asked, or a GGML server's slots offline.
+							need := max(users, full.Scenario.Concurrency)
+							if !quantizedKVSaves(full, need) {
+								held := Plural(need, "user")
+								if req.Workload.Burst > 1 || req.Workload.Kind == WorkloadOffline || req.Workload.Saturate {
+									held = fmt.Sprintf("%d sequences at once", need)
+								}
+								cand.Why, reason, ok = fmt.Sprintf("%s KV saves nothing here: %s KV already holds %s on the device", kv.ID, full.KVType, held), DropKVSavesNothing, false
+							}
 						}
 						if !ok {
 							if cand.Why != "" {
@@ -358,7 +367,7 @@ func Plan(req PlanRequest) PlanResult {
 	} else {
 		rank(res.Ranked, users)
 		res.Pareto = pareto(res.Ranked)
-		explain(explained(), req.SLO)
+		explain(explained(), req.SLO, req.Workload)
 	}
 	if nodes > 1 {
 		l := req.NodeLink
@@ -802,8 +811,8 @@ func offloadNote(f FitResult) string {
 	return "; layers offloaded to system RAM"
 }
 
-// explain fills Why for every runner-up.
-func explain(cs []Candidate, slo SLO) {
+// explain fills Why for every runner-up of a plan for workload w.
+func explain(cs []Candidate, slo SLO, w Workload) {
 	if len(cs) == 0 {
 		return
 	}
@@ -817,7 +826,12 @@ func explain(cs []Candidate, slo SLO) {
 		case !c.MeetsSLO:
 			c.Why = sloMiss(c.Curve[0], slo, "even with one user")
 		case best.MeetsSLO && c.Pred.TotalTPS < best.Pred.TotalTPS:
-			c.Why = fmt.Sprintf("%.0f%% lower total throughput (%s vs %s at %s)", 100*(1-float64(c.Pred.TotalTPS)/float64(best.Pred.TotalTPS)), c.Pred.TotalTPS, best.Pred.TotalTPS, Plural(c.Concurrency, "user"))
+			at := "at " + Plural(c.Concurrency, "user")
+			if w.Burst > 1 || w.Kind == WorkloadOffline || w.Saturate {
+				// Sequences the engine runs at once, not users in a loop.
+				at = fmt.Sprintf("with %d at once", c.Concurrency)
+			}
+			c.Why = fmt.Sprintf("%.0f%% lower total throughput (%s vs %s %s)", 100*(1-float64(c.Pred.TotalTPS)/float64(best.Pred.TotalTPS)), c.Pred.TotalTPS, best.Pred.TotalTPS, at)
 		default:
 			c.Why = "within 3% of the best; ranked by weight precision and device count"
 		}

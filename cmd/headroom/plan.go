@@ -191,6 +191,15 @@ func loadText(wl planner.Workload) string {
 	return planner.Plural(wl.Concurrency, "user")
 }
 
+// burstMakespan is how long a burst of n prompts takes to answer, from
+// the rate the prediction completes them at ("-" when unknown).
+func burstMakespan(n int, p planner.Prediction) string {
+	if !(p.ReqPerS > 0) || math.IsInf(p.ReqPerS, 0) {
+		return "-"
+	}
+	return planner.Milliseconds(float64(n) / p.ReqPerS * 1000).String()
+}
+
 // releasesText lists the engine releases a plan predicted with, sorted
 // ("llama.cpp b4000, vllm 0.6.0"); "" when every engine is at its newest.
 func releasesText(r map[planner.EngineID]string) string {
@@ -233,6 +242,19 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 			fmt.Fprintf(w, "  %d requests in flight on average, %.0f%% of its capacity (%.3g req/s); allow %d concurrent sequences for bursts\n",
 				b.Pred.Concurrency, 100*b.Utilization, b.CapacityReqPerS, b.Concurrency)
 			printFleet(w, b)
+		} else if wl.Burst > 1 {
+			// A burst: what matters is when the last prompt is answered
+			// and how long the first token waits, queue included.
+			fmt.Fprintf(w, "\nBest: %s on %s — all %d prompts answered in %s (%s total), mean TTFT %s with the wait, TPOT %s  [%s%s]\n",
+				b.Label(), b.Backend, wl.Burst, burstMakespan(wl.Burst, b.Pred), b.Pred.TotalTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
+			fmt.Fprintf(w, "  runs %d at once", b.Concurrency)
+			if b.Concurrency < wl.Burst {
+				fmt.Fprintf(w, " (what its KV cache and sequence cap admit); the other %d wait for a slot", wl.Burst-b.Concurrency)
+			}
+			fmt.Fprintln(w)
+		} else if wl.Kind == planner.WorkloadOffline || wl.Saturate {
+			fmt.Fprintf(w, "\nBest: %s on %s — %s total at %s at once (its largest batch), TTFT %s, TPOT %s  [%s%s]\n",
+				b.Label(), b.Backend, b.Pred.TotalTPS, planner.Plural(b.Concurrency, "sequence"), b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
 		} else {
 			fmt.Fprintf(w, "\nBest: %s on %s — %s at %s each (%s total), TTFT %s, TPOT %s  [%s%s]\n",
 				b.Label(), b.Backend, planner.Plural(b.Concurrency, "user"), b.Pred.DecodeTPS, b.Pred.TotalTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
@@ -242,8 +264,11 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 		}
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		users := "USERS"
-		if wl.Rate > 0 {
+		switch {
+		case wl.Rate > 0:
 			users = "SLOTS"
+		case wl.Burst > 1 || wl.Kind == planner.WorkloadOffline || wl.Saturate:
+			users = "AT ONCE"
 		}
 		fmt.Fprintln(tw, "\n#\tCONFIG\t"+users+"\tTTFT\tTPOT\tTOK/S/USER\tTOTAL TOK/S\tKV POOL\tSLO\tWHY NOT FIRST")
 		for i, c := range res.Ranked {
@@ -268,7 +293,11 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 		} else {
 			fmt.Fprintln(w, "\nPareto front (total vs per-user tok/s):")
 			for _, c := range res.Pareto {
-				fmt.Fprintf(w, "  %-34s %7.0f total  %6.1f per user  (%s)\n", c.Label(), float64(c.Pred.TotalTPS), float64(c.Pred.DecodeTPS), planner.Plural(c.Concurrency, "user"))
+				at := planner.Plural(c.Concurrency, "user")
+				if wl.Burst > 1 || wl.Kind == planner.WorkloadOffline || wl.Saturate {
+					at = fmt.Sprintf("%d at once", c.Concurrency)
+				}
+				fmt.Fprintf(w, "  %-34s %7.0f total  %6.1f per user  (%s)\n", c.Label(), float64(c.Pred.TotalTPS), float64(c.Pred.DecodeTPS), at)
 			}
 		}
 	}
