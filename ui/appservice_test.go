@@ -366,3 +366,39 @@ func TestGUIServicePlanNodesAndReplicas(t *testing.T) {
 		t.Errorf("summary %q does not give the replicas", sum)
 	}
 }
+
+// A burst through the real planner: the best row runs no more at once
+// than the burst, says when the last prompt is answered, and its chart is
+// the closed loop up to what it runs at once (every point had been the
+// same burst prediction).
+func TestGUIServicePlanBurst(t *testing.T) {
+	s, _ := appTestService(t)
+	m, err := s.a.Catalog().FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := PlanInput{Scenario: ScenarioInput{Model: m, Hardware: "nvidia-h100-sxm5-80gb", Users: 500}}
+	in.Workload = planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 500, Burst: 500, Kind: planner.WorkloadBurst, Serving: true}
+	v, err := s.Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Rows) == 0 || !v.Rows[0].Fits {
+		t.Fatalf("plan rows %+v", v.Rows)
+	}
+	best := v.Rows[0]
+	if best.Concurrency < 2 || best.Concurrency > 500 {
+		t.Errorf("best runs %d of 500 at once", best.Concurrency)
+	}
+	if got := planSummary(v, in); !strings.Contains(got, "all answered in ") || strings.Contains(got, "answered in –") {
+		t.Errorf("summary %q", got)
+	}
+	curve := (&PlanScreen{svc: s}).curveFor(best, in)
+	if len(curve) < 3 || curve[0].Concurrency != 1 {
+		t.Fatalf("curve %+v", curve)
+	}
+	last := curve[len(curve)-1]
+	if last.Concurrency > 2*best.Concurrency || !(last.Total > 2*curve[0].Total) {
+		t.Errorf("curve from %+v to %+v: want the closed loop up to %d at once", curve[0], last, best.Concurrency)
+	}
+}

@@ -39,6 +39,8 @@ type PlanScreen struct {
 	gen      *entry
 	users    *entry
 	rate     *entry
+	burst    *entry
+	offline  *widget.Check
 	maxTTFT  *entry
 	maxTPOT  *entry
 
@@ -101,19 +103,43 @@ func NewPlanScreen(svc Service, opts Options) *PlanScreen {
 	s.prompt = numberEntry("1024", "per request", typed)
 	s.gen = numberEntry("256", "per answer", typed)
 	s.users = numberEntry("8", "peak concurrent users", typed)
-	s.rate = numberEntry("", "req/s at random, e.g. 2 or 90/min", func(t string) {
-		// A rate replaces the users in a loop.
-		if strings.TrimSpace(t) == "" {
-			s.users.Enable()
-		} else {
-			s.users.Disable()
-		}
+	s.rate = numberEntry("", "req/s at random, e.g. 2 or 90/min", func(string) {
+		s.syncArrivals()
 		s.update(true)
+	})
+	s.burst = numberEntry("", "prompts sent together, e.g. 500", func(string) {
+		s.syncArrivals()
+		s.update(true)
+	})
+	s.offline = widget.NewCheck("the largest batch it runs", func(bool) {
+		s.syncArrivals()
+		s.update(false)
 	})
 	s.maxTTFT = numberEntry("2000", "empty = no target", typed)
 	s.maxTPOT = numberEntry("100", "empty = no target", typed)
 	s.build()
 	return s
+}
+
+// syncArrivals greys out the arrival patterns another overrides, as
+// `--workload` takes one of users=, rate=, burst= and offline: an offline
+// batch over a burst, a burst over a rate, a rate over users in a loop.
+func (s *PlanScreen) syncArrivals() {
+	off := s.offline.Checked
+	burst := !off && strings.TrimSpace(s.burst.Text) != ""
+	rate := !off && !burst && strings.TrimSpace(s.rate.Text) != ""
+	enable(s.users, !off && !burst && !rate)
+	enable(s.rate, !off && !burst)
+	enable(s.burst, !off)
+}
+
+// enable enables or disables a widget.
+func enable(w fyne.Disableable, on bool) {
+	if on {
+		w.Enable()
+	} else {
+		w.Disable()
+	}
 }
 
 // numberEntry is an entry with a starting value and a placeholder.
@@ -143,6 +169,8 @@ func (s *PlanScreen) build() {
 			formRow("Output", withUnit(s.gen, "tokens")),
 			formRow("Users", withUnit(s.users, "at once")),
 			formRow("or Rate", withUnit(s.rate, "req/s")),
+			formRow("or Burst", withUnit(s.burst, "prompts")),
+			formRow("or Offline", s.offline),
 		)),
 		section("Latency target", form(
 			formRow("TTFT ≤", withUnit(s.maxTTFT, "ms")),
@@ -234,7 +262,21 @@ func (s *PlanScreen) readInput() (PlanInput, error) {
 	}
 	in.Scenario.Users = u
 	in.Workload = planner.Workload{Prompt: planner.Tokens(p), Gen: planner.Tokens(g), Concurrency: u, Serving: true}
-	if t := strings.TrimSpace(s.rate.Text); t != "" {
+	// One arrival pattern, as planner.ParseWorkload reads them: offline,
+	// else a burst, else a rate, else users in a loop (syncArrivals).
+	switch {
+	case s.offline.Checked:
+		in.Workload.Kind, in.Workload.Concurrency, in.Workload.Saturate = planner.WorkloadOffline, 1, true
+		in.Scenario.Users = 1
+	case strings.TrimSpace(s.burst.Text) != "":
+		n, err := parseCount(s.burst.Text, 1, planner.MaxWorkloadRequests, "prompts at once")
+		if err != nil {
+			return in, err
+		}
+		in.Workload.Kind, in.Workload.Burst, in.Workload.Concurrency = planner.WorkloadBurst, n, n
+		in.Scenario.Users = n
+	case strings.TrimSpace(s.rate.Text) != "":
+		t := strings.TrimSpace(s.rate.Text)
 		r, err := planner.ParseRate(t)
 		if err != nil {
 			return in, fmt.Errorf("rate %q: %v", t, err)
@@ -313,9 +355,10 @@ func (s *PlanScreen) curveFor(r PlanRow, in PlanInput) []curvePoint {
 		w = in.Workload
 	}
 	peak := in.Workload.Concurrency
-	if w.Rate > 0 {
-		// The curve is closed-loop, up to the slots the rate needs.
-		peak, w.Rate = max(r.Concurrency, 1), 0
+	if w.Rate > 0 || batchRun(w) || w.Saturate {
+		// The curve is closed-loop, up to the slots the rate needs or
+		// the sequences a burst or an offline batch runs at once.
+		peak, w.Rate, w.Burst, w.Saturate, w.Kind = max(r.Concurrency, 1), 0, 0, false, planner.WorkloadClosed
 	}
 	cs := concurrencies(peak)
 	ps := s.svc.Curve(r.Scenario, w, cs)
@@ -343,10 +386,14 @@ func (s *PlanScreen) show(in PlanInput, v PlanView, curve []curvePoint) {
 		imp[i] = make([]widget.Importance, len(planColumns))
 		imp[i][1] = verdictImportance(rowVerdict(r, in))
 	}
-	// At a rate the engine is given slots, not a number of users.
-	if in.Workload.Rate > 0 {
+	// At a rate the engine is given slots, not a number of users; a
+	// burst or an offline batch runs some number at once.
+	switch {
+	case in.Workload.Rate > 0:
 		s.table.setHeader(planUsersColumn, "Slots")
-	} else {
+	case batchRun(in.Workload):
+		s.table.setHeader(planUsersColumn, "At once")
+	default:
 		s.table.setHeader(planUsersColumn, planColumns[planUsersColumn])
 	}
 	s.table.set(cells, imp)
@@ -396,9 +443,26 @@ func rowVerdict(r PlanRow, in PlanInput) planner.Verdict {
 }
 
 // servesFewer reports whether a row serves fewer users at once than the
-// workload asks for (never at an arrival rate, where it is given slots).
+// workload asks for (never at an arrival rate, where it is given slots,
+// nor for a burst or an offline batch, whose prompts wait for a slot).
 func servesFewer(r PlanRow, in PlanInput) bool {
-	return in.Workload.Rate == 0 && r.Concurrency < in.Workload.Concurrency
+	return in.Workload.Rate == 0 && !batchRun(in.Workload) && r.Concurrency < in.Workload.Concurrency
+}
+
+// batchRun reports whether a workload is a burst or an offline batch: a
+// fixed set of prompts that the engine runs some number at a time.
+func batchRun(w planner.Workload) bool {
+	return w.Burst > 1 || w.Kind == planner.WorkloadOffline || w.Kind == planner.WorkloadBurst
+}
+
+// makespanText is how long a burst of n prompts takes to answer, from the
+// rate a row completes them at ("–" when unknown).
+func makespanText(n int, r PlanRow) string {
+	q := r.Candidate.Pred.ReqPerS
+	if !(q > 0) || math.IsInf(q, 0) {
+		return "–"
+	}
+	return ms(planner.Milliseconds(float64(n) / q * 1000))
 }
 
 // statusText is the Verdict cell: the verdict and, for limits, which.
@@ -561,7 +625,17 @@ func planSummary(v PlanView, in PlanInput) string {
 			v.Hardware, c.Rank, c.Engine, weightsText(c), missText(c, in))
 	}
 	var b strings.Builder
-	if rate := in.Workload.Rate; rate > 0 {
+	if w := in.Workload; w.Burst > 1 {
+		fmt.Fprintf(&b, "Best on %s for %d prompts at once: %s with %s weights, all answered in %s (%s tok/s in all), %d at a time",
+			v.Hardware, w.Burst, r.Engine, weightsText(r), makespanText(w.Burst, r), tps(r.Total), r.Concurrency)
+		if r.Concurrency < w.Burst {
+			fmt.Fprintf(&b, ", the other %d waiting for a slot", w.Burst-r.Concurrency)
+		}
+		fmt.Fprintf(&b, "; mean TTFT %s with the wait.", ms(r.TTFT))
+	} else if w.Kind == planner.WorkloadOffline {
+		fmt.Fprintf(&b, "Best on %s for an offline batch: %s with %s weights, %d sequences at once (its largest batch): %s tok/s in all, TTFT %s.",
+			v.Hardware, r.Engine, weightsText(r), r.Concurrency, tps(r.Total), ms(r.TTFT))
+	} else if rate := in.Workload.Rate; rate > 0 {
 		fmt.Fprintf(&b, "Best on %s at %s: %s with %s weights, %s: %s tok/s per user, %s tok/s in all, TTFT %s.",
 			v.Hardware, rateText(rate), r.Engine, weightsText(r), loadText(r), tps(r.PerUser), tps(r.Total), ms(r.TTFT))
 	} else {
@@ -612,9 +686,12 @@ func (s *PlanScreen) selectRow(i int) {
 func rowDetail(r PlanRow, v PlanView, in PlanInput) string {
 	var b strings.Builder
 	seqs := usersText(max(r.Concurrency, 1))
-	if in.Workload.Rate > 0 {
+	switch {
+	case in.Workload.Rate > 0:
 		// At a rate the row's concurrency is the slots it is given.
 		seqs = planner.Plural(max(r.Concurrency, 1), "slot")
+	case batchRun(in.Workload):
+		seqs = fmt.Sprintf("%d at once", max(r.Concurrency, 1))
 	}
 	fmt.Fprintf(&b, "#%d %s · %s · KV %s · %s × %s context", r.Rank, r.Engine, weightsText(r), r.KV, seqs, tokens(r.Context))
 	if rate := in.Workload.Rate; rate > 0 && r.Fits {
@@ -635,6 +712,11 @@ func rowDetail(r PlanRow, v PlanView, in PlanInput) string {
 		// length, below one request's speed when requests are sparse.
 		fmt.Fprintf(&b, "\n%s tok/s per request (TTFT included), streaming at %s tok/s; %s tok/s delivered in all at %s (the rate × %s output tokens).",
 			tps(r.PerUser), tps(r.Stream), tps(r.Total), rateText(in.Workload.Rate), tokens(in.Workload.Gen))
+	case r.Fits && in.Workload.Burst > 1:
+		fmt.Fprintf(&b, "\n%s tok/s per request (TTFT with its wait included), streaming at %s tok/s; all %d answered in %s, %s tok/s in all.",
+			tps(r.PerUser), tps(r.Stream), in.Workload.Burst, makespanText(in.Workload.Burst, r), tps(r.Total))
+	case r.Fits && batchRun(in.Workload):
+		fmt.Fprintf(&b, "\n%s tok/s per request (TTFT included), streaming at %s tok/s; %s tok/s in all at its largest batch.", tps(r.PerUser), tps(r.Stream), tps(r.Total))
 	case r.Fits:
 		fmt.Fprintf(&b, "\n%s tok/s per user (TTFT included), streaming at %s tok/s; %s tok/s for all users together.", tps(r.PerUser), tps(r.Stream), tps(r.Total))
 	}

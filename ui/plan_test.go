@@ -203,3 +203,62 @@ func TestPlanDroppedRowHasNoCurve(t *testing.T) {
 		t.Error("the service was asked for a dropped row's curve")
 	}
 }
+
+// A burst or an offline batch replaces users and rate as --workload's
+// burst= and offline do: it reaches the plan input, greys out what it
+// overrides, and the table counts sequences at once.
+func TestPlanBurstAndOfflineEntries(t *testing.T) {
+	win, _ := newTestWindow(t)
+	s := win.Plan
+	pick(t, s.picker, "8b")
+	win.wait()
+	setText(s.maxTTFT, "")
+	setText(s.maxTPOT, "")
+
+	setText(s.rate, "2")
+	setText(s.burst, "500")
+	win.wait()
+	w := s.input.Workload
+	if w.Kind != planner.WorkloadBurst || w.Burst != 500 || w.Rate != 0 {
+		t.Errorf("burst 500 with a rate typed reached the plan as %+v", w)
+	}
+	if !s.users.Disabled() || !s.rate.Disabled() || s.burst.Disabled() {
+		t.Errorf("with a burst: users disabled %v, rate disabled %v, burst disabled %v", s.users.Disabled(), s.rate.Disabled(), s.burst.Disabled())
+	}
+	if s.table.headers[planUsersColumn] != "At once" {
+		t.Errorf("for a burst the column reads %q", s.table.headers[planUsersColumn])
+	}
+	if !strings.Contains(s.summary.Text, "for 500 prompts at once") {
+		t.Errorf("summary does not name the burst: %q", s.summary.Text)
+	}
+	if strings.Contains(s.table.text(0, 1), "users") {
+		t.Errorf("a burst's row reads %q: its prompts wait for a slot, it serves no fewer users", s.table.text(0, 1))
+	}
+
+	setText(s.burst, "lots")
+	win.wait()
+	if !s.errLine.Visible() || !strings.Contains(strings.ToLower(s.errLine.Text), `prompts at once "lots"`) {
+		t.Errorf("a bad burst shows %q", s.errLine.Text)
+	}
+
+	setText(s.burst, "500")
+	s.offline.SetChecked(true)
+	win.wait()
+	if w := s.input.Workload; w.Kind != planner.WorkloadOffline || !w.Saturate || w.Burst != 0 || w.Rate != 0 {
+		t.Errorf("offline reached the plan as %+v", w)
+	}
+	if !s.burst.Disabled() || !s.rate.Disabled() || !s.users.Disabled() {
+		t.Error("offline leaves another arrival pattern editable")
+	}
+	if !strings.Contains(s.summary.Text, "for an offline batch") {
+		t.Errorf("summary does not name the offline batch: %q", s.summary.Text)
+	}
+
+	s.offline.SetChecked(false)
+	setText(s.burst, "")
+	setText(s.rate, "")
+	win.wait()
+	if s.users.Disabled() || s.rate.Disabled() || s.burst.Disabled() || s.input.Workload.Kind != "" || s.table.headers[planUsersColumn] != planColumns[planUsersColumn] {
+		t.Errorf("clearing both: users disabled %v, workload %+v, column %q", s.users.Disabled(), s.input.Workload, s.table.headers[planUsersColumn])
+	}
+}
