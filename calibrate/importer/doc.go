@@ -15,6 +15,13 @@
 //     name where it names one (Q4_K_XL) and from the model type otherwise
 //     ("llama 7B Q4_K - Medium" is q4_k_m); "build: 4d74393bc (6327)" is
 //     engine_version b6327.
+//   - llama-batched-bench output as its markdown table (the default) or
+//     --output-format jsonl (tools/batched-bench/batched-bench.cpp): each
+//     row (PP, TG, B) gives a pp_tps row from S_PP (the prompt tokens of all
+//     B sequences over the prefill time) and a total_out_tps row from S_TG
+//     (the generated tokens of all B over the generation time), scenario
+//     batched, concurrency B. With -pps (a shared prompt) S_PP is not a
+//     schema metric and its rows are left out, with a warning.
 //   - `vllm bench serve` / benchmark_serving.py text output: every
 //     "Serving Benchmark Result" block gives ttft_ms, tpot_ms and itl_ms
 //     (means), total_out_tps and req_per_s, at the block's maximum request

@@ -123,6 +123,17 @@ func FuzzTGI(f *testing.F) {
 }
 
 func FuzzImport(f *testing.F) {
-	addSeeds(f, []string{"000_c824402b6fa12abf.txt", "004_21580a0e106e99c5.txt", "llama-bench-rocm.csv", "llama-bench-rocm.jsonl", "vllm-serve-result.json", "llama-bench-cuda-depth.md"}, "", "{", "[]", "\ufeff| test | t/s |")
+	addSeeds(f, []string{"000_c824402b6fa12abf.txt", "004_21580a0e106e99c5.txt", "llama-bench-rocm.csv", "llama-bench-rocm.jsonl", "vllm-serve-result.json", "llama-bench-cuda-depth.md", "batched-bench-m2-ultra.md", "batched-bench-cuda.jsonl"}, "", "{", "[]", "\ufeff| test | t/s |")
 	f.Fuzz(func(t *testing.T, data []byte) { checkImport(t, data, "") })
+}
+
+func FuzzBatchedBenchMarkdown(f *testing.F) {
+	addSeeds(f, []string{"batched-bench-m2-ultra.md"},
+		"build: 1 (abc) with cc\nllama-batched-bench -m /m/x.Q4_0.gguf\nmain: n_kv_max = 1, is_pp_shared = 1, n_gpu_layers = 0\n| PP | TG | B | S_PP t/s | S_TG t/s |\n|--|--|--|--|--|\n| 1 | 1 | 0 | 1 | inf |\n| 99999999999 | 1 | 1 | 1e400 | -1 |\n")
+	f.Fuzz(func(t *testing.T, data []byte) { checkImport(t, data, BatchedBenchMarkdown) })
+}
+
+func FuzzBatchedBenchJSONL(f *testing.F) {
+	addSeeds(f, []string{"batched-bench-cuda.jsonl"}, "{\"pp\": -1, \"tg\": 1e99, \"pl\": 3, \"speed_pp\": \"nan\", \"speed_tg\": 1}\n[]\n{\"pl\": 0}\n")
+	f.Fuzz(func(t *testing.T, data []byte) { checkImport(t, data, BatchedBenchJSONL) })
 }

@@ -27,10 +27,14 @@ const (
 	VLLMServeJSON      Format = "vllm-serve-json"   // vllm bench serve --save-result
 	HappyVLLM          Format = "happy-vllm"        // happy_vllm benchmark_llm_serving model card
 	TGIBenchmark       Format = "tgi-benchmark"     // text-generation-benchmark markdown tables
+	// BatchedBenchMarkdown is llama-batched-bench's table (the default).
+	BatchedBenchMarkdown Format = "llama-batched-bench-md"
+	// BatchedBenchJSONL is llama-batched-bench --output-format jsonl.
+	BatchedBenchJSONL Format = "llama-batched-bench-jsonl"
 )
 
 // Formats lists every format in detection order.
-var Formats = []Format{LlamaBenchJSON, LlamaBenchJSONL, LlamaBenchCSV, VLLMServeJSON, VLLMServeText, LlamaBenchMarkdown, HappyVLLM, TGIBenchmark}
+var Formats = []Format{LlamaBenchJSON, LlamaBenchJSONL, BatchedBenchJSONL, LlamaBenchCSV, VLLMServeJSON, VLLMServeText, LlamaBenchMarkdown, BatchedBenchMarkdown, HappyVLLM, TGIBenchmark}
 
 // ParseFormat returns the Format named s ("" is not a format).
 func ParseFormat(s string) (Format, error) {
@@ -53,7 +57,7 @@ const MaxInputBytes = 64 << 20
 // Sentinel errors, wrapped in a *ParseError that names the file.
 var (
 	// ErrUnknownFormat says no known benchmark output was recognized.
-	ErrUnknownFormat = errors.New("not a benchmark output Headroom reads (llama-bench md/csv/json/jsonl, vllm bench serve text or --save-result json, happy_vllm model card, TGI benchmark tables)")
+	ErrUnknownFormat = errors.New("not a benchmark output Headroom reads (llama-bench md/csv/json/jsonl, llama-batched-bench md/jsonl, vllm bench serve text or --save-result json, happy_vllm model card, TGI benchmark tables)")
 	// ErrNoResults says the format was recognized but no result could be read.
 	ErrNoResults = errors.New("no benchmark results found")
 )
@@ -216,6 +220,9 @@ func DetectFormats(data []byte) []Format {
 	if hasLlamaBenchTable(text) {
 		out = append(out, LlamaBenchMarkdown)
 	}
+	if hasBatchedBenchTable(text) {
+		out = append(out, BatchedBenchMarkdown)
+	}
 	if isHappyVLLM(text) {
 		out = append(out, HappyVLLM)
 	}
@@ -240,6 +247,9 @@ func detectStructured(t []byte) (Format, bool) {
 	case '{':
 		if isVLLMJSON(t) {
 			return VLLMServeJSON, true
+		}
+		if bytes.Contains(first, []byte(`"speed_pp"`)) && bytes.Contains(first, []byte(`"pl"`)) {
+			return BatchedBenchJSONL, true
 		}
 		if bytes.Contains(first, []byte(`"avg_ts"`)) || bytes.Contains(first, []byte(`"build_commit"`)) {
 			return LlamaBenchJSONL, true
@@ -273,6 +283,9 @@ var parsers = map[Format]func(*parse) error{
 	VLLMServeJSON:      parseVLLMServeJSON,
 	HappyVLLM:          parseHappyVLLM,
 	TGIBenchmark:       parseTGI,
+
+	BatchedBenchMarkdown: parseBatchedBenchMarkdown,
+	BatchedBenchJSONL:    parseBatchedBenchJSONL,
 }
 
 // draft is one row as the file states it, before Context and the catalog

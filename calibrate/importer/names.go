@@ -332,13 +332,15 @@ func quantFromText(s string) string {
 }
 
 // backendFromList maps llama-bench's backends column ("ROCm", "CUDA",
-// "Metal,BLAS", "Vulkan", "CPU", "BLAS") to the schema's backend: the GPU
-// API when there is one, else cpu.
+// "Metal,BLAS", "MTL,BLAS", "Vulkan", "CPU", "BLAS") to the schema's
+// backend: the GPU API when there is one, else cpu. Builds of 2025-26 name
+// Metal "MTL" (llama.cpp benches/mac-m2-ultra, build 7948), which had read
+// as BLAS, so as cpu.
 func backendFromList(s string) string {
 	l := strings.ToLower(s)
 	for _, b := range []struct{ key, id string }{
 		{"cuda", "cuda"}, {"rocm", "rocm"}, {"hip", "rocm"}, {"vulkan", "vulkan"},
-		{"metal", "metal"}, {"sycl", "sycl"}, {"cpu", "cpu"}, {"blas", "cpu"},
+		{"metal", "metal"}, {"mtl", "metal"}, {"sycl", "sycl"}, {"cpu", "cpu"}, {"blas", "cpu"},
 	} {
 		if strings.Contains(l, b.key) {
 			return b.id

@@ -36,6 +36,8 @@ measurement schema, the rows 'validate --data' scores and calibration fits.
 It reads, detecting the format from the content:
   llama-bench        markdown (the default output, with the command line and
                      build line around it), -o csv, -o json, -o jsonl
+  llama-batched-bench  the table (and --output-format jsonl): S_PP and S_TG
+                     of B sequences in lock-step, as batched rows
   vllm bench serve   the console output (benchmark_serving.py too), and the
                      JSON of --save-result / --append-result
   happy_vllm         benchmark_llm_serving model cards

@@ -21,10 +21,21 @@ func newValidateCmd(g *globalOptions) *cobra.Command {
 		Short: "Predict every row of a measurement file and report the error per metric",
 		Long: `validate predicts each row of a CSV in the measurement schema
 (hardware,devices,engine,backend,engine_version,model,quant,kv_type,prompt_tokens,
-gen_tokens,concurrency,context_depth,metric,value,unit,source,notes) and reports,
-per metric: rows, rows predicted, MdAPE, P90 absolute percentage error and the
-signed median error (bias), the worst rows, and breakdowns by engine and
-hardware kind. Without --data it scores the embedded published measurements.`,
+gen_tokens,concurrency,context_depth,metric,value,unit,source,notes, and the
+workload columns scenario,request_rate,num_prompts,lengths,statistic) and
+reports, per metric: rows, rows predicted, MdAPE, P90 absolute percentage error
+and the signed median error (bias), the worst rows, and breakdowns by engine,
+hardware kind, workload scenario and source. Without --data it scores the
+embedded published measurements.
+
+A row's workload comes from its columns only, never from notes or source:
+scenario is single, batched, closed (concurrency clients in a loop), burst
+(concurrency prompts sent at once), rate (request_rate req/s at random),
+offline (the largest batch) or capacity (kv_tokens); statistic is mean or
+median; lengths is fixed or variable. A file written before these columns
+existed still reads: a blank scenario is inferred from request_rate,
+concurrency and the metric (single, batched, closed or rate). 'headroom
+calibrate import' writes rows with every column filled from a tool's output.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := g.open("")
