@@ -84,7 +84,9 @@ func compareOne(req PlanRequest) CompareRow {
 			row.Why = sloMiss(best.Curve[0], req.SLO, "even with one user")
 		}
 	}
-	if !best.MeetsSLO || (req.Workload.Rate == 0 && best.Concurrency < req.Workload.Concurrency) {
+	// Fewer users at once than asked is a limit; a burst whose prompts
+	// wait for a slot is not (its TTFT carries the wait).
+	if !best.MeetsSLO || (req.Workload.Rate == 0 && req.Workload.Burst <= 1 && best.Concurrency < req.Workload.Concurrency) {
 		row.Verdict = FitsWithLimits
 	}
 	if f := best.Fit; f.Verdict == FitsWithOffload {

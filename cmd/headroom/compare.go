@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/headroom-planner/headroom/app"
+	"github.com/headroom-planner/headroom/planner"
 )
 
 func newCompareCmd(g *globalOptions) *cobra.Command {
@@ -57,7 +58,14 @@ func newCompareCmd(g *globalOptions) *cobra.Command {
 			}
 			fmt.Fprintf(out, "%s — %s, %d-token prompts, %d generated\n\n", req.Model.ID, loadText(req.Workload), req.Workload.Prompt, req.Workload.Gen)
 			tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "HARDWARE\tVERDICT\tBEST\t1-USER TOK/S\tTTFT\tTOTAL TOK/S\tUSERS\tTOK/S PER $1K\tTOK/S PER W\tNOTE")
+			users := "USERS"
+			switch wl := req.Workload; {
+			case wl.Rate > 0:
+				users = "SLOTS"
+			case wl.Burst > 1 || wl.Kind == planner.WorkloadOffline || wl.Saturate:
+				users = "AT ONCE"
+			}
+			fmt.Fprintln(tw, "HARDWARE\tVERDICT\tBEST\t1-USER TOK/S\tTTFT\tTOTAL TOK/S\t"+users+"\tTOK/S PER $1K\tTOK/S PER W\tNOTE")
 			for _, r := range rows {
 				name := r.ID
 				if r.Devices > 1 {
@@ -77,7 +85,7 @@ func newCompareCmd(g *globalOptions) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVarP(&o.scen.model, "model", "m", "", "model: catalog id, a .gguf file, a config.json or a model directory")
 	f.StringVarP(&hwList, "hardware", "H", "", "machines to compare, comma-separated; NxID for N devices (e.g. 2xnvidia-rtx-3090); \"this\" is this machine, probed")
-	f.StringVar(&o.workload, "workload", "", "prompt=TOKENS,gen=TOKENS,users=N")
+	f.StringVar(&o.workload, "workload", "", "prompt=TOKENS,gen=TOKENS and one of users=N, burst=N, rate=REQ/S or offline, as plan takes it")
 	f.StringVar(&o.scen.engineVersion, "engine-version", "", "the engine releases the predictions follow: vllm=0.6.0,llama.cpp=b4000, or one release for the single --engines engine (default: each engine's newest)")
 	f.StringVar(&o.slo, "slo", "", "ttft=500ms,tpot=50ms or tps=20")
 	f.StringVar(&o.engines, "engines", "", "only these engines")
