@@ -253,7 +253,16 @@ func TestChunkedPrefill(t *testing.T) {
 		t.Errorf("unfitted chunked vLLM got queue share %g, want the engine's 0.7", q)
 	}
 	if q := queueFactor(&p, engine(long, "sglang", ""), false); q != 0.5 {
-		t.Errorf("unfitted SGLang got queue share %g, want the prior 0.5", q)
+		t.Errorf("unfitted SGLang (chunked) got queue share %g, want the chunked waves' 0.5", q)
+	}
+	// With no fitted share, the scheduling sets it: whole prompts batched
+	// together keep a fixed-length loop in step, and every request waits
+	// for its wave's whole prefill.
+	if q := queueFactor(&p, engine(short, "trtllm", ""), false); q != 1 {
+		t.Errorf("unfitted TensorRT-LLM (whole prompts) got queue share %g, want the lock-step waves' 1", q)
+	}
+	if q := queueFactor(&p, engine(short, "trtllm", ""), true); q != 0.25 {
+		t.Errorf("unfitted TensorRT-LLM with varied lengths got queue share %g, want 0.25", q)
 	}
 }
 
