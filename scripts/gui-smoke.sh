@@ -27,7 +27,10 @@ build_headroom
 start_xvfb
 
 # A fresh config dir: no saved calibration or settings change the window.
-export XDG_CONFIG_HOME=$out/config
+# Absolute: with a relative XDG_CONFIG_HOME, Go's os.UserConfigDir fails
+# and Fyne kept its preferences in ./fyne of the checkout.
+mkdir -p "$out/config"
+export XDG_CONFIG_HOME=$(cd "$out/config" && pwd)
 DISPLAY=$display LIBGL_ALWAYS_SOFTWARE=1 "$bin" gui >"$out/headroom.log" 2>&1 &
 app=$!
 pids+=($app)
