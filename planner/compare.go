@@ -85,8 +85,8 @@ func compareOne(req PlanRequest) CompareRow {
 		}
 	}
 	// Fewer users at once than asked is a limit; a burst whose prompts
-	// wait for a slot is not (its TTFT carries the wait).
-	if !best.MeetsSLO || (req.Workload.Rate == 0 && req.Workload.Burst <= 1 && best.Concurrency < req.Workload.Concurrency) {
+	// wait for a slot is not (Workload.RunsAtOnce).
+	if !best.MeetsSLO || (req.Workload.Rate == 0 && !req.Workload.RunsAtOnce() && best.Concurrency < req.Workload.Concurrency) {
 		row.Verdict = FitsWithLimits
 	}
 	if f := best.Fit; f.Verdict == FitsWithOffload {

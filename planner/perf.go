@@ -57,6 +57,16 @@ type Prediction struct {
 	Concurrency int             `json:"concurrency"`
 }
 
+// Makespan is how long n requests take to complete at the rate the
+// prediction completes them (0 when it states none): a burst's time until
+// its last prompt is answered.
+func (p Prediction) Makespan(n int) Milliseconds {
+	if !(p.ReqPerS > 0) || math.IsInf(p.ReqPerS, 0) {
+		return 0
+	}
+	return Milliseconds(float64(n) / p.ReqPerS * 1000)
+}
+
 // Features returns the scenario's feature keys for the efficiency models:
 // device kind, vendor, architecture, engine, backend, weight format, and
 // the interactions engine×backend, arch×engine, engine×quant,

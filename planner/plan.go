@@ -316,7 +316,7 @@ func Plan(req PlanRequest) PlanResult {
 							need := max(users, full.Scenario.Concurrency)
 							if !quantizedKVSaves(full, need) {
 								held := Plural(need, "user")
-								if req.Workload.Burst > 1 || req.Workload.Kind == WorkloadOffline || req.Workload.Saturate {
+								if req.Workload.RunsAtOnce() {
 									held = fmt.Sprintf("%d sequences at once", need)
 								}
 								cand.Why, reason, ok = fmt.Sprintf("%s KV saves nothing here: %s KV already holds %s on the device", kv.ID, full.KVType, held), DropKVSavesNothing, false
@@ -505,7 +505,7 @@ func tpChoices(e Engine, devs int) []int {
 // evaluate sizes and predicts one configuration; terms memoizes the
 // fitted terms of the plan's configurations (fittedTerms).
 func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf *PerfParams, terms map[termsKey]fittedTerms) (Candidate, DropReason, bool) {
-	if e.IsGGML() && (req.Workload.Kind == WorkloadOffline || req.Workload.Saturate) && req.Workload.Rate == 0 {
+	if e.IsGGML() && req.Workload.Offline() {
 		// An offline batch on a GGML server runs the slots it is launched
 		// with (limitsFor): its default, sized for in memory as any users.
 		users = max(users, engineLimits(e.Policy, req.Hardware.Arch, req.Hardware.Memory).maxSeqs)
@@ -827,7 +827,7 @@ func explain(cs []Candidate, slo SLO, w Workload) {
 			c.Why = sloMiss(c.Curve[0], slo, "even with one user")
 		case best.MeetsSLO && c.Pred.TotalTPS < best.Pred.TotalTPS:
 			at := "at " + Plural(c.Concurrency, "user")
-			if w.Burst > 1 || w.Kind == WorkloadOffline || w.Saturate {
+			if w.RunsAtOnce() {
 				// Sequences the engine runs at once, not users in a loop.
 				at = fmt.Sprintf("with %d at once", c.Concurrency)
 			}

@@ -142,6 +142,16 @@ func setWorkloadKey(w *Workload, key, val string) error {
 	return nil
 }
 
+// Offline reports whether w is an offline batch run: the largest batch
+// the engine takes, with no arrival rate.
+func (w Workload) Offline() bool { return w.Rate == 0 && (w.Kind == WorkloadOffline || w.Saturate) }
+
+// RunsAtOnce reports whether w is a fixed set of prompts that the engine
+// runs some number at a time, a burst or an offline batch: its count is
+// of sequences at once, not users in a loop, and a prompt that waits for
+// a slot is no limit (its TTFT carries the wait).
+func (w Workload) RunsAtOnce() bool { return w.Burst > 1 || w.Offline() }
+
 // Alone is w as one request on an idle server: the same prompt, output,
 // cached depth and lengths, with no other users, arrival rate, burst or
 // batch. It is what "one user" means beside a workload of any arrival

@@ -74,3 +74,33 @@ func FuzzParseWorkload(f *testing.F) {
 		}
 	})
 }
+
+// Which parsed workloads count sequences at once (a burst, an offline
+// batch) rather than users in a loop or slots at a rate.
+func TestWorkloadRunsAtOnce(t *testing.T) {
+	for _, c := range []struct {
+		in              string
+		offline, atOnce bool
+	}{
+		{"prompt=1,gen=1,users=8", false, false},
+		{"prompt=1,gen=1,users=1", false, false},
+		{"prompt=1,gen=1,rate=2", false, false},
+		{"prompt=1,gen=1,burst=500", false, true},
+		{"prompt=1,gen=1,burst=1", false, false},
+		{"prompt=1,gen=1,offline", true, true},
+	} {
+		w, err := ParseWorkload(c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Offline() != c.offline || w.RunsAtOnce() != c.atOnce {
+			t.Errorf("%s: offline %v, at once %v; want %v, %v", c.in, w.Offline(), w.RunsAtOnce(), c.offline, c.atOnce)
+		}
+	}
+	if got := (Prediction{ReqPerS: 20}).Makespan(500); got != 25000 {
+		t.Errorf("500 requests at 20/s take %v, want 25 s", got)
+	}
+	if got := (Prediction{}).Makespan(500); got != 0 {
+		t.Errorf("no completion rate: makespan %v, want 0 (unknown)", got)
+	}
+}

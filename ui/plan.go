@@ -355,7 +355,7 @@ func (s *PlanScreen) curveFor(r PlanRow, in PlanInput) []curvePoint {
 		w = in.Workload
 	}
 	peak := in.Workload.Concurrency
-	if w.Rate > 0 || batchRun(w) || w.Saturate {
+	if w.Rate > 0 || w.RunsAtOnce() {
 		// The curve is closed-loop, up to the slots the rate needs or
 		// the sequences a burst or an offline batch runs at once.
 		peak, w.Rate, w.Burst, w.Saturate, w.Kind = max(r.Concurrency, 1), 0, 0, false, planner.WorkloadClosed
@@ -391,7 +391,7 @@ func (s *PlanScreen) show(in PlanInput, v PlanView, curve []curvePoint) {
 	switch {
 	case in.Workload.Rate > 0:
 		s.table.setHeader(planUsersColumn, "Slots")
-	case batchRun(in.Workload):
+	case in.Workload.RunsAtOnce():
 		s.table.setHeader(planUsersColumn, "At once")
 	default:
 		s.table.setHeader(planUsersColumn, planColumns[planUsersColumn])
@@ -446,23 +446,16 @@ func rowVerdict(r PlanRow, in PlanInput) planner.Verdict {
 // workload asks for (never at an arrival rate, where it is given slots,
 // nor for a burst or an offline batch, whose prompts wait for a slot).
 func servesFewer(r PlanRow, in PlanInput) bool {
-	return in.Workload.Rate == 0 && !batchRun(in.Workload) && r.Concurrency < in.Workload.Concurrency
+	return in.Workload.Rate == 0 && !in.Workload.RunsAtOnce() && r.Concurrency < in.Workload.Concurrency
 }
 
-// batchRun reports whether a workload is a burst or an offline batch: a
-// fixed set of prompts that the engine runs some number at a time.
-func batchRun(w planner.Workload) bool {
-	return w.Burst > 1 || w.Kind == planner.WorkloadOffline || w.Kind == planner.WorkloadBurst
-}
-
-// makespanText is how long a burst of n prompts takes to answer, from the
-// rate a row completes them at ("–" when unknown).
+// makespanText is how long a burst of n prompts takes to answer
+// (Prediction.Makespan; "–" when unknown).
 func makespanText(n int, r PlanRow) string {
-	q := r.Candidate.Pred.ReqPerS
-	if !(q > 0) || math.IsInf(q, 0) {
-		return "–"
+	if t := r.Candidate.Pred.Makespan(n); t > 0 {
+		return ms(t)
 	}
-	return ms(planner.Milliseconds(float64(n) / q * 1000))
+	return "–"
 }
 
 // statusText is the Verdict cell: the verdict and, for limits, which.
@@ -632,7 +625,7 @@ func planSummary(v PlanView, in PlanInput) string {
 			fmt.Fprintf(&b, ", the other %d waiting for a slot", w.Burst-r.Concurrency)
 		}
 		fmt.Fprintf(&b, "; mean TTFT %s with the wait.", ms(r.TTFT))
-	} else if w.Kind == planner.WorkloadOffline {
+	} else if w.Offline() {
 		fmt.Fprintf(&b, "Best on %s for an offline batch: %s with %s weights, %d sequences at once (its largest batch): %s tok/s in all, TTFT %s.",
 			v.Hardware, r.Engine, weightsText(r), r.Concurrency, tps(r.Total), ms(r.TTFT))
 	} else if rate := in.Workload.Rate; rate > 0 {
@@ -690,7 +683,7 @@ func rowDetail(r PlanRow, v PlanView, in PlanInput) string {
 	case in.Workload.Rate > 0:
 		// At a rate the row's concurrency is the slots it is given.
 		seqs = planner.Plural(max(r.Concurrency, 1), "slot")
-	case batchRun(in.Workload):
+	case in.Workload.RunsAtOnce():
 		seqs = fmt.Sprintf("%d at once", max(r.Concurrency, 1))
 	}
 	fmt.Fprintf(&b, "#%d %s · %s · KV %s · %s × %s context", r.Rank, r.Engine, weightsText(r), r.KV, seqs, tokens(r.Context))
@@ -715,7 +708,7 @@ func rowDetail(r PlanRow, v PlanView, in PlanInput) string {
 	case r.Fits && in.Workload.Burst > 1:
 		fmt.Fprintf(&b, "\n%s tok/s per request (TTFT with its wait included), streaming at %s tok/s; all %d answered in %s, %s tok/s in all.",
 			tps(r.PerUser), tps(r.Stream), in.Workload.Burst, makespanText(in.Workload.Burst, r), tps(r.Total))
-	case r.Fits && batchRun(in.Workload):
+	case r.Fits && in.Workload.RunsAtOnce():
 		fmt.Fprintf(&b, "\n%s tok/s per request (TTFT included), streaming at %s tok/s; %s tok/s in all at its largest batch.", tps(r.PerUser), tps(r.Stream), tps(r.Total))
 	case r.Fits:
 		fmt.Fprintf(&b, "\n%s tok/s per user (TTFT included), streaming at %s tok/s; %s tok/s for all users together.", tps(r.PerUser), tps(r.Stream), tps(r.Total))

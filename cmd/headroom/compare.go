@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/headroom-planner/headroom/app"
-	"github.com/headroom-planner/headroom/planner"
 )
 
 func newCompareCmd(g *globalOptions) *cobra.Command {
@@ -62,7 +61,7 @@ func newCompareCmd(g *globalOptions) *cobra.Command {
 			switch wl := req.Workload; {
 			case wl.Rate > 0:
 				users = "SLOTS"
-			case wl.Burst > 1 || wl.Kind == planner.WorkloadOffline || wl.Saturate:
+			case wl.RunsAtOnce():
 				users = "AT ONCE"
 			}
 			fmt.Fprintln(tw, "HARDWARE\tVERDICT\tBEST\t1-USER TOK/S\tTTFT\tTOTAL TOK/S\t"+users+"\tTOK/S PER $1K\tTOK/S PER W\tNOTE")

@@ -191,15 +191,6 @@ func loadText(wl planner.Workload) string {
 	return planner.Plural(wl.Concurrency, "user")
 }
 
-// burstMakespan is how long a burst of n prompts takes to answer, from
-// the rate the prediction completes them at ("-" when unknown).
-func burstMakespan(n int, p planner.Prediction) string {
-	if !(p.ReqPerS > 0) || math.IsInf(p.ReqPerS, 0) {
-		return "-"
-	}
-	return planner.Milliseconds(float64(n) / p.ReqPerS * 1000).String()
-}
-
 // releasesText lists the engine releases a plan predicted with, sorted
 // ("llama.cpp b4000, vllm 0.6.0"); "" when every engine is at its newest.
 func releasesText(r map[planner.EngineID]string) string {
@@ -246,13 +237,13 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 			// A burst: what matters is when the last prompt is answered
 			// and how long the first token waits, queue included.
 			fmt.Fprintf(w, "\nBest: %s on %s — all %d prompts answered in %s (%s total), mean TTFT %s with the wait, TPOT %s  [%s%s]\n",
-				b.Label(), b.Backend, wl.Burst, burstMakespan(wl.Burst, b.Pred), b.Pred.TotalTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
+				b.Label(), b.Backend, wl.Burst, b.Pred.Makespan(wl.Burst), b.Pred.TotalTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
 			fmt.Fprintf(w, "  runs %d at once", b.Concurrency)
 			if b.Concurrency < wl.Burst {
 				fmt.Fprintf(w, " (what its KV cache and sequence cap admit); the other %d wait for a slot", wl.Burst-b.Concurrency)
 			}
 			fmt.Fprintln(w)
-		} else if wl.Kind == planner.WorkloadOffline || wl.Saturate {
+		} else if wl.Offline() {
 			fmt.Fprintf(w, "\nBest: %s on %s — %s total at %s at once (its largest batch), TTFT %s, TPOT %s  [%s%s]\n",
 				b.Label(), b.Backend, b.Pred.TotalTPS, planner.Plural(b.Concurrency, "sequence"), b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
 		} else {
@@ -267,7 +258,7 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 		switch {
 		case wl.Rate > 0:
 			users = "SLOTS"
-		case wl.Burst > 1 || wl.Kind == planner.WorkloadOffline || wl.Saturate:
+		case wl.RunsAtOnce():
 			users = "AT ONCE"
 		}
 		fmt.Fprintln(tw, "\n#\tCONFIG\t"+users+"\tTTFT\tTPOT\tTOK/S/USER\tTOTAL TOK/S\tKV POOL\tSLO\tWHY NOT FIRST")
@@ -294,7 +285,7 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 			fmt.Fprintln(w, "\nPareto front (total vs per-user tok/s):")
 			for _, c := range res.Pareto {
 				at := planner.Plural(c.Concurrency, "user")
-				if wl.Burst > 1 || wl.Kind == planner.WorkloadOffline || wl.Saturate {
+				if wl.RunsAtOnce() {
 					at = fmt.Sprintf("%d at once", c.Concurrency)
 				}
 				fmt.Fprintf(w, "  %-34s %7.0f total  %6.1f per user  (%s)\n", c.Label(), float64(c.Pred.TotalTPS), float64(c.Pred.DecodeTPS), at)
