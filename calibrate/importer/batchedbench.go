@@ -177,35 +177,21 @@ func parseBatchedBenchMarkdown(p *parse) error {
 			continue
 		}
 		set := p.bbPreambleBefore(i)
-		end := i + 1
-		for end < len(p.lines) {
-			if _, ok := mdCells(p.lines[end]); !ok {
-				break
-			}
-			end++
-		}
-		for j := i + 1; j < end; j++ {
-			row, _ := mdCells(p.lines[j])
-			if isSeparatorRow(row) {
-				continue
-			}
-			if len(row) != len(cells) {
-				p.warn(j+1, "llama-batched-bench row has %d cells, the header %d; skipped", len(row), len(cells))
-				continue
-			}
-			rec := bbRecord{line: j + 1}
+		end := p.mdTableEnd(i)
+		p.mdTableRows(i, end, len(cells), "llama-batched-bench", func(line int, row []string) {
+			rec := bbRecord{line: line}
 			var okPP, okTG, okB bool
 			rec.pp, okPP = wholeCell(row[idx["pp"]])
 			rec.tg, okTG = wholeCell(row[idx["tg"]])
 			rec.pl, okB = wholeCell(row[idx["b"]])
 			if !okPP || !okTG || !okB {
-				p.warn(j+1, "llama-batched-bench row %q: PP, TG and B must be whole numbers; skipped", strings.Join(row, " | "))
-				continue
+				p.warn(line, "llama-batched-bench row %q: PP, TG and B must be whole numbers; skipped", strings.Join(row, " | "))
+				return
 			}
 			rec.speedPP, rec.ppOK = parseNumber(row[idx["s_pp t/s"]])
 			rec.speedTG, rec.tgOK = parseNumber(row[idx["s_tg t/s"]])
 			p.addBatchedBench(rec, set)
-		}
+		})
 		i = end - 1
 	}
 	return nil

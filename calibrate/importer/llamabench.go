@@ -134,6 +134,37 @@ func isSeparatorRow(cells []string) bool {
 	return len(cells) > 0
 }
 
+// mdTableEnd is the index of the first line after the markdown table
+// whose header is line index h.
+func (p *parse) mdTableEnd(h int) int {
+	end := h + 1
+	for end < len(p.lines) {
+		if _, ok := mdCells(p.lines[end]); !ok {
+			break
+		}
+		end++
+	}
+	return end
+}
+
+// mdTableRows calls row with the 1-based line and cells of every data row
+// of the markdown table whose header (of width cols) is line index h, up
+// to end: separator rows are skipped, and a row of another width is
+// warned about as tool's and skipped.
+func (p *parse) mdTableRows(h, end, cols int, tool string, row func(line int, cells []string)) {
+	for j := h + 1; j < end; j++ {
+		cells, _ := mdCells(p.lines[j])
+		if isSeparatorRow(cells) {
+			continue
+		}
+		if len(cells) != cols {
+			p.warn(j+1, "%s row has %d cells, the header %d; skipped", tool, len(cells), cols)
+			continue
+		}
+		row(j+1, cells)
+	}
+}
+
 // lbHeaderIndex maps a llama-bench table header to column indexes; ok is
 // false for other tables.
 func lbHeaderIndex(cells []string) (map[string]int, bool) {
@@ -315,31 +346,17 @@ func parseLlamaBenchMarkdown(p *parse) error {
 			continue
 		}
 		pre := p.lbPreambleBefore(i)
-		end := i + 1
-		for end < len(p.lines) {
-			if _, ok := mdCells(p.lines[end]); !ok {
-				break
-			}
-			end++
-		}
+		end := p.mdTableEnd(i)
 		build, commit := p.lbBuildAfter(end)
-		for j := i + 1; j < end; j++ {
-			row, _ := mdCells(p.lines[j])
-			if isSeparatorRow(row) {
-				continue
-			}
-			p.lbMarkdownRow(j+1, cells, idx, row, pre, build, commit)
-		}
+		p.mdTableRows(i, end, len(cells), "llama-bench", func(line int, row []string) {
+			p.lbMarkdownRow(line, cells, idx, row, pre, build, commit)
+		})
 		i = end - 1
 	}
 	return nil
 }
 
 func (p *parse) lbMarkdownRow(line int, header []string, idx map[string]int, row []string, pre lbPreamble, build, commit string) {
-	if len(row) != len(header) {
-		p.warn(line, "llama-bench row has %d cells, the header %d; skipped", len(row), len(header))
-		return
-	}
 	get := func(k string) string {
 		if i, ok := idx[k]; ok {
 			return row[i]

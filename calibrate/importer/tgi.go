@@ -119,26 +119,18 @@ func (p *parse) tgiTable(run *tgiRun, header, end int) {
 		return
 	}
 	step := ""
-	for i := header + 1; i < end; i++ {
-		cells, _ := mdCells(p.lines[i])
-		if isSeparatorRow(cells) {
-			continue
-		}
-		if len(cells) != len(hdr) {
-			p.warn(i+1, "TGI row has %d cells, the header %d; skipped", len(cells), len(hdr))
-			continue
-		}
+	p.mdTableRows(header, end, len(hdr), "TGI", func(line int, cells []string) {
 		if cells[0] != "" {
 			step = cells[0] // merged cells repeat the step only on its first row
 		}
 		batch, ok := parseCount(cells[1])
 		v, okv := parseNumber(cells[avg])
 		if !ok || batch == 0 || !okv {
-			p.warn(i+1, "TGI row %q not understood; skipped", strings.Join(cells[:2], " | "))
-			continue
+			p.warn(line, "TGI row %q not understood; skipped", strings.Join(cells[:2], " | "))
+			return
 		}
-		p.tgiValue(run, i+1, step, batch, v, cells[avg])
-	}
+		p.tgiValue(run, line, step, batch, v, cells[avg])
+	})
 }
 
 // tgiValue turns one table cell into rows.
