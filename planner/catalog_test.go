@@ -499,3 +499,22 @@ func TestM3UltraPricedPerMemory(t *testing.T) {
 		t.Errorf("base Mac Studio M3 Ultra: %s at $%.0f, want 96 GiB at $3999", h.Memory, h.PriceUSD)
 	}
 }
+
+// A CPU backend on an APU or SoC computes on the host cores, not the
+// GPU the catalog's rates describe: vLLM on an M4 Max's CPU had the same
+// prompt speed as llama.cpp on its 40-core GPU and ranked first there.
+func TestCPUBackendOfSoCIsNotItsGPU(t *testing.T) {
+	c := catalog(t)
+	w := planner.Workload{Prompt: 1024, Gen: 128, Concurrency: 1}
+	gpu := scenario(t, c, "Qwen/Qwen3-8B", "apple-m4-max-40c", "llama.cpp", "q8_0", "f16")
+	gpu.Backend = planner.Metal
+	cpu := gpu
+	cpu.Backend = planner.CPU
+	g, h := planner.Predict(gpu, w, c.Perf), planner.Predict(cpu, w, c.Perf)
+	if !(g.PrefillTPS > 0) || !(h.PrefillTPS > 0) {
+		t.Fatalf("prefill: metal %v, cpu %v tok/s", g.PrefillTPS, h.PrefillTPS)
+	}
+	if ratio := float64(g.PrefillTPS / h.PrefillTPS); ratio < 3 {
+		t.Errorf("prefill on the M4 Max: metal %.0f tok/s, its CPU %.0f tok/s (%.1f×); want the GPU well ahead", g.PrefillTPS, h.PrefillTPS, ratio)
+	}
+}

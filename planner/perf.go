@@ -366,9 +366,16 @@ func attnDim(m Model) float64 { return float64(m.Heads * m.headDim()) }
 
 // computePeak is the device's dense peak for the format's math: weight-only
 // formats compute in fp16/bf16; W8A8 formats use int8/fp8 where native,
-// else fall back to fp16 (modeling.md §3.1, §3.6).
-func computePeak(s Scenario) float64 {
+// else fall back to fp16 (modeling.md §3.1, §3.6). On backend b = CPU
+// of a device that is not a CPU (an APU's or SoC's cores, a GPU host)
+// it is hostCPUPeakFLOPS: the catalog's rates are the GPU's, and read as
+// the CPU's they had vLLM on an M4 Max's CPU prefill as fast as llama.cpp
+// on its 40-core GPU, and ranked first there.
+func computePeak(s Scenario, b Backend) float64 {
 	h := s.Hardware
+	if b == CPU && h.Kind != KindCPU {
+		return hostCPUPeakFLOPS
+	}
 	p := s.Quant.Compute
 	if p == "" || p == FP32 && h.Kind != KindCPU {
 		p = FP16
@@ -394,6 +401,11 @@ const (
 	// about what 8 AVX2 cores sustain in FP32 GEMM [U], so an unknown
 	// device is not assumed fast.
 	unknownPeakFLOPS = 1e12
+	// hostCPUPeakFLOPS is the CPU cores of an APU or SoC, whose own
+	// rate the catalog does not record: 1 TFLOP/s, the low end of what
+	// 8-16 cores with 128-512-bit FMA units at 3-5 GHz reach in FP32
+	// (cores × GHz × FMA lanes × 2) [U].
+	hostCPUPeakFLOPS = 1e12
 	// unknownLinkBytesPerS is 25 GB/s, PCIe 4.0 x16 in one direction
 	// (31.5 GB/s raw, ~80% achieved; PCI-SIG spec [spec]), for tensor
 	// parallel over an interconnect the catalog does not name.
@@ -532,7 +544,7 @@ func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perf
 	pm := perfModel{
 		s:      s,
 		bw:     s.Hardware.Bandwidth(),
-		peak:   computePeak(s),
+		peak:   computePeak(s, b),
 		effD:   t.effD,
 		effP:   t.effP,
 		ovh:    stepOverheadMs(s.Engine, b, s.EngineVersion) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
