@@ -314,12 +314,28 @@ func Plan(req PlanRequest) PlanResult {
 							// The sequences the full-KV row was sized for: the
 							// users asked, or a GGML server's slots offline.
 							need := max(users, full.Scenario.Concurrency)
-							if !quantizedKVSaves(full, need) {
+							saves := quantizedKVSaves(full, need)
+							if req.Workload.Rate > 0 {
+								// At a rate the slots are sized to the memory
+								// (ggmlSlotsThatFit): a smaller KV buys more of
+								// them, which counts where f16's are too few.
+								// (A rate plan's concurrency is the burst
+								// allowance, not a number of users to hold.)
+								saves = cand.Scenario.Concurrency > full.Scenario.Concurrency && full.Utilization > MaxPlannedUtilization
+							}
+							if !saves {
 								held := Plural(need, "user")
 								if req.Workload.RunsAtOnce() {
 									held = fmt.Sprintf("%d sequences at once", need)
 								}
-								cand.Why, reason, ok = fmt.Sprintf("%s KV saves nothing here: %s KV already holds %s on the device", kv.ID, full.KVType, held), DropKVSavesNothing, false
+								why := fmt.Sprintf("%s KV saves nothing here: %s KV already holds %s on the device", kv.ID, full.KVType, held)
+								if slots := full.Scenario.Concurrency; req.Workload.Rate > 0 {
+									why = fmt.Sprintf("%s KV saves nothing here: it fits no more slots than %s KV's %d", kv.ID, full.KVType, slots)
+									if cand.Scenario.Concurrency > slots {
+										why = fmt.Sprintf("%s KV saves nothing here: %s KV's %s already keep up with %.3g req/s", kv.ID, full.KVType, Plural(slots, "slot"), req.Workload.Rate)
+									}
+								}
+								cand.Why, reason, ok = why, DropKVSavesNothing, false
 							}
 						}
 						if !ok {
@@ -513,6 +529,12 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 	s := Scenario{Hardware: req.Hardware, Devices: tp, Engine: e, EngineVersion: req.Releases[e.ID], Model: req.Model,
 		Quant: q, KV: kv, Concurrency: users, UsableMemory: req.UsableMemory, HostMemory: req.HostMemory, HostBandwidthGBs: req.HostBandwidthGBs,
 		Context: ctxFor(req), Mem: req.Catalog.Memory, Nodes: req.Nodes, NodeLink: req.NodeLink}
+	if e.IsGGML() && req.Workload.Rate > 0 {
+		// Requests arriving at a rate need the slots the rate keeps in
+		// flight; a GGML server runs the slots it is launched with
+		// (limitsFor), so size them for the rate (ggmlRateSlots).
+		s.Concurrency = ggmlRateSlots(s, req.Workload, perf, terms)
+	}
 	cand := Candidate{Engine: e.ID, Quant: q.ID, KVType: kv.ID, Devices: tp}
 	if req.Nodes > 1 {
 		cand.Nodes = req.Nodes
@@ -608,6 +630,70 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 		cand.Pred, cand.Concurrency, cand.MeetsSLO = cand.Curve[best], cand.Curve[best].Concurrency, true
 	}
 	return cand, "", true
+}
+
+// ggmlMaxRateSlots is the most slots a rate plan gives a GGML server:
+// the top of the closed-loop sweep a rate plan's operating point is
+// looked for in.
+var ggmlMaxRateSlots = concurrencySweep[len(concurrencySweep)-1]
+
+// ggmlRateSlots is the slots (llama-server -np, OLLAMA_NUM_PARALLEL) a
+// GGML server is launched with for requests arriving at w.Rate: the
+// fewest, doubling, whose closed-loop capacity takes the rate within
+// MaxPlannedUtilization; where none does, the fewest that reach 95% of
+// the capacity of all the slots memory holds (ggmlSlotsThatFit), since
+// more only lengthen every request once prefill or compute binds. A GGML
+// server sizes its KV cells for its slots at launch: sized for one user,
+// Qwen3-30B-A3B at 2 req/s on an RTX 4090 ran one request at a time
+// (0.56 req/s, five replicas) on a card with room for a dozen; sized for
+// all the memory holds, an M4 Max ran 256 slots at 1.5 s per token.
+func ggmlRateSlots(s Scenario, w Workload, perf *PerfParams, terms map[termsKey]fittedTerms) int {
+	most := ggmlSlotsThatFit(s)
+	if most <= 1 {
+		return most
+	}
+	s.Concurrency = most
+	b, err := s.ResolveBackend()
+	if err != nil {
+		return most
+	}
+	pm := planPerfModel(s, b, perf, terms)
+	rate := w.Rate
+	w.Serving, w.Rate = true, 0 // capacity is the closed loop's
+	capacity := func(n int) float64 {
+		w.Concurrency = n
+		return predictWith(pm, w).ReqPerS
+	}
+	top := capacity(most)
+	for n := 1; ; n *= 2 {
+		if n >= most {
+			return most
+		}
+		if c := capacity(n); c*MaxPlannedUtilization >= rate || c >= 0.95*top {
+			return n
+		}
+	}
+}
+
+// ggmlSlotsThatFit is the most slots, doubling from one up to
+// ggmlMaxRateSlots, whose KV cells of s.Context each fit as well as one
+// slot's do: the same verdict, no more weights moved to system RAM.
+func ggmlSlotsThatFit(s Scenario) int {
+	n := 1
+	s.Concurrency = n
+	base, err := Fit(s)
+	if err != nil || base.Verdict == DoesNotFit {
+		return n
+	}
+	for next := n * 2; next <= ggmlMaxRateSlots; next *= 2 {
+		s.Concurrency = next
+		r, err := Fit(s)
+		if err != nil || r.Verdict != base.Verdict || r.OffloadBytes > base.OffloadBytes || r.GPULayers < base.GPULayers || r.CPUMoELayers > base.CPUMoELayers {
+			break
+		}
+		n = next
+	}
+	return n
 }
 
 // planPerfModel is newPerfModel with the fitted terms looked up once per

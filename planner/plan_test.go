@@ -65,11 +65,18 @@ func TestPlanAtRate(t *testing.T) {
 		}
 		checkRateFront(t, rate, res)
 	}
-	// The same configuration works harder at a higher rate.
+	// The same configuration works harder at a higher rate; a GGML
+	// server, whose slots are sized for the rate, gets at least as many.
 	lo, hi := planAtRate(t, c, 0.5, slo), planAtRate(t, c, 1, slo)
 	for _, a := range lo.Ranked {
 		for _, b := range hi.Ranked {
-			if a.Label() == b.Label() && !(b.Utilization > a.Utilization) {
+			if a.Label() != b.Label() {
+				continue
+			}
+			if b.Scenario.Concurrency < a.Scenario.Concurrency {
+				t.Errorf("%s: %d slots at 1 req/s, %d at 0.5", a.Label(), b.Scenario.Concurrency, a.Scenario.Concurrency)
+			}
+			if b.Scenario.Concurrency == a.Scenario.Concurrency && !(b.Utilization > a.Utilization) {
 				t.Errorf("%s: utilization %.2f at 1 req/s not above %.2f at 0.5", a.Label(), b.Utilization, a.Utilization)
 			}
 		}
@@ -410,6 +417,78 @@ func TestPlanGGMLRunsTheSlotsItIsSizedFor(t *testing.T) {
 		if np != fmt.Sprint(best.Concurrency) {
 			t.Errorf("%s: launch -np %q for %d sequences predicted", tc.workload, np, best.Concurrency)
 		}
+	}
+}
+
+// At a rate a GGML server needs the slots the arrivals keep in flight,
+// and it runs only those its launch gives it: plan sizes them for the
+// rate, within what the memory holds. Sized for one user, Qwen3-30B-A3B on an RTX 4090 at 2 req/s
+// had llama.cpp run one request at a time (capacity 0.56 req/s, five
+// replicas) on a card whose KV room holds a dozen, and dropped q8_0 KV,
+// which holds twice as many, as "saving nothing".
+func TestPlanGGMLRateSizesSlotsForTheRate(t *testing.T) {
+	c := catalog(t)
+	m, h := modelOn(t, c, "Qwen/Qwen3-30B-A3B", "nvidia-rtx-4090")
+	wl, err := planner.ParseWorkload("prompt=2k,gen=512,rate=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Workload: wl,
+		Engines: []planner.EngineID{planner.LlamaCpp}, Quants: []string{"q4_k_m"}})
+	byKV := map[string]planner.Candidate{}
+	for _, r := range res.Ranked {
+		byKV[r.KVType] = r
+	}
+	f16, ok := byKV["f16"]
+	if !ok {
+		t.Fatalf("no f16 KV row: %+v", res.Dropped)
+	}
+	if f16.Scenario.Concurrency < 4 || f16.Fit.Verdict != planner.Fits {
+		t.Fatalf("f16 KV: %d slots, %s; want memory-sized slots on the device", f16.Scenario.Concurrency, f16.Fit.Verdict)
+	}
+	if f16.Fit.MaxConcurrencyAtContext < f16.Scenario.Concurrency {
+		t.Errorf("f16 KV: %d slots but the cells hold %d", f16.Scenario.Concurrency, f16.Fit.MaxConcurrencyAtContext)
+	}
+	if one := f16.Curve[0]; !(f16.CapacityReqPerS > one.ReqPerS) {
+		t.Errorf("f16 KV: capacity %.3g req/s with %d slots, not above one slot's %.3g", f16.CapacityReqPerS, f16.Scenario.Concurrency, one.ReqPerS)
+	}
+	q8, ok := byKV["q8_0"]
+	if f16.Utilization > planner.MaxPlannedUtilization {
+		if !ok {
+			t.Fatalf("f16 KV runs at %.0f%% of its capacity but q8_0 KV was dropped: %+v", 100*f16.Utilization, res.Dropped)
+		}
+		if q8.Scenario.Concurrency <= f16.Scenario.Concurrency || !(q8.CapacityReqPerS > f16.CapacityReqPerS) {
+			t.Errorf("q8_0 KV: %d slots, %.3g req/s; f16 KV: %d slots, %.3g req/s", q8.Scenario.Concurrency, q8.CapacityReqPerS, f16.Scenario.Concurrency, f16.CapacityReqPerS)
+		}
+	}
+	l, err := planner.LaunchCommand(f16, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	np, ctx := 0, 0
+	for i := 0; i+1 < len(l.Argv); i++ {
+		switch l.Argv[i] {
+		case "-np":
+			fmt.Sscan(l.Argv[i+1], &np)
+		case "-c":
+			fmt.Sscan(l.Argv[i+1], &ctx)
+		}
+	}
+	if np < 2 || np > f16.Scenario.Concurrency || int64(ctx) > int64(f16.Fit.MaxKVTokens) {
+		t.Errorf("launch -np %d -c %d; plan sized %d slots in %d cells: %v", np, ctx, f16.Scenario.Concurrency, f16.Fit.MaxKVTokens, l.Argv)
+	}
+	// A rate the card takes gets the slots it needs, not all it could
+	// hold: each slot's cells are memory, and past the rate's needs more
+	// slots only lengthen requests.
+	wl.Rate = 0.25
+	low := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Workload: wl,
+		Engines: []planner.EngineID{planner.LlamaCpp}, Quants: []string{"q4_k_m"}})
+	lb, ok := low.Best()
+	if !ok || lb.KVType != "f16" {
+		t.Fatalf("rate 0.25: best %s %s KV (%v); want f16 KV", lb.Quant, lb.KVType, ok)
+	}
+	if lb.Utilization > planner.MaxPlannedUtilization || lb.Scenario.Concurrency >= f16.Scenario.Concurrency {
+		t.Errorf("rate 0.25: %d slots at %.0f%% of capacity; rate 2 had %d", lb.Scenario.Concurrency, 100*lb.Utilization, f16.Scenario.Concurrency)
 	}
 }
 
