@@ -175,6 +175,8 @@ type PlanResult struct {
 	Pareto  []Candidate `json:"pareto"`
 	Dropped []Rejection `json:"dropped"`
 	Notes   []string    `json:"notes,omitempty"`
+	// Workload is the arrival pattern planned for, as parsed.
+	Workload Pattern `json:"workload"`
 	// Cost prices the best configuration (CostOf); the application layer
 	// sets it when a price is given or in the catalog.
 	Cost *Cost `json:"cost,omitempty"`
@@ -275,7 +277,7 @@ func kernelProblem(s Scenario, b Backend) string {
 // concurrency, drops what does not fit or has no kernel, and ranks the rest
 // by total throughput within the SLO.
 func Plan(req PlanRequest) PlanResult {
-	var res PlanResult
+	res := PlanResult{Workload: req.Workload.Pattern()}
 	c := req.Catalog
 	perf := c.Perf
 	users := max(req.Workload.Concurrency, 1)

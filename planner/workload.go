@@ -160,3 +160,33 @@ func (w Workload) Alone() Workload {
 	return Workload{Prompt: w.Prompt, Gen: w.Gen, Depth: w.Depth, Concurrency: 1,
 		VariableLengths: w.VariableLengths, Kind: WorkloadSingle, Median: w.Median}
 }
+
+// Pattern is how a plan's requests arrive, as its answer states it
+// (PlanResult.Workload), so that a front end labels the figures by the
+// workload the planner parsed rather than by parsing the text again.
+type Pattern struct {
+	// Kind is closed (users in a loop; one user is closed at 1), rate,
+	// burst or offline.
+	Kind   WorkloadKind `json:"kind"`
+	Prompt Tokens       `json:"prompt_tokens"`
+	Gen    Tokens       `json:"gen_tokens"`
+	Users  int          `json:"users,omitempty"` // closed: clients in the loop
+	Rate   float64      `json:"rate,omitempty"`  // rate: requests/s arriving at random
+	Burst  int          `json:"burst,omitempty"` // burst: prompts sent at once
+}
+
+// Pattern is w's arrival pattern (Pattern).
+func (w Workload) Pattern() Pattern {
+	p := Pattern{Kind: WorkloadClosed, Prompt: w.Prompt, Gen: w.Gen}
+	switch {
+	case w.Burst > 1:
+		p.Kind, p.Burst = WorkloadBurst, w.Burst
+	case w.Rate > 0:
+		p.Kind, p.Rate = WorkloadRate, w.Rate
+	case w.Offline():
+		p.Kind = WorkloadOffline
+	default:
+		p.Users = max(w.Concurrency, 1)
+	}
+	return p
+}

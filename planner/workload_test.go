@@ -104,3 +104,26 @@ func TestWorkloadRunsAtOnce(t *testing.T) {
 		t.Errorf("no completion rate: makespan %v, want 0 (unknown)", got)
 	}
 }
+
+// A plan answer states the pattern it planned for, so front ends label
+// its figures without parsing the workload text again.
+func TestWorkloadPattern(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Pattern
+	}{
+		{"prompt=1k,gen=256", Pattern{Kind: WorkloadClosed, Prompt: 1024, Gen: 256, Users: 1}},
+		{"prompt=512,gen=64,users=8", Pattern{Kind: WorkloadClosed, Prompt: 512, Gen: 64, Users: 8}},
+		{"prompt=1k,gen=128,rate=2.5", Pattern{Kind: WorkloadRate, Prompt: 1024, Gen: 128, Rate: 2.5}},
+		{"prompt=1k,gen=128,burst=500", Pattern{Kind: WorkloadBurst, Prompt: 1024, Gen: 128, Burst: 500}},
+		{"prompt=1k,gen=128,offline", Pattern{Kind: WorkloadOffline, Prompt: 1024, Gen: 128}},
+	} {
+		w, err := ParseWorkload(tc.in)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		if got := w.Pattern(); got != tc.want {
+			t.Errorf("%s: pattern %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}

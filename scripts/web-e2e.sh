@@ -85,6 +85,7 @@ size=$(stat -c %s "$out/plan.png")
 url="$base/?tab=plan&model=meta-llama/Llama-3.1-8B-Instruct&hardware=nvidia-h100-sxm5-80gb&workload=rate=500"
 timeout 120 "${chrome[@]}" --dump-dom "$url" >"$out/fleet.html" 2>"$tmp/chrome.log" || fail "chromium --dump-dom (fleet): $(tail -3 "$tmp/chrome.log")"
 grep -q 'Fleet: [0-9]* replicas' "$out/fleet.html" || fail "a 500 req/s plan shows no replicas"
+grep -q '>slots<' "$out/fleet.html" || fail "a plan at a rate does not count its slots"
 # A burst: the summary says when the last of the prompts is answered, not "N users".
 url="$base/?tab=plan&model=meta-llama/Llama-3.1-8B-Instruct&hardware=nvidia-h100-sxm5-80gb&workload=prompt=1024,gen=256,burst=500"
 timeout 120 "${chrome[@]}" --dump-dom "$url" >"$out/burst.html" 2>"$tmp/chrome.log" || fail "chromium --dump-dom (burst): $(tail -3 "$tmp/chrome.log")"

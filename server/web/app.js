@@ -173,21 +173,14 @@ async function fit(v) {
 // pattern reads the arrival pattern of a workload the server accepted
 // (planner.ParseWorkload's keys): users in a loop, a rate, a burst or an
 // offline batch, which the summary and the table's count follow.
-function pattern(w) {
-  const s = (w || "").toLowerCase(), key = k => new RegExp("(^|,)\\s*" + k + "\\s*(=\\s*([^,]*))?\\s*(,|$)").exec(s);
-  let m;
-  if ((m = key("burst")) && +m[3] > 1) return { kind: "burst", n: +m[3] };
-  if (key("rate")) return { kind: "rate" };
-  if (key("offline")) return { kind: "offline" };
-  return { kind: "users" };
-}
-
+// planSummary says what the best configuration does under the plan's
+// arrival pattern, as the planner parsed it (the answer's workload).
 function planSummary(best, pat) {
   const p = best.prediction, tail = `TTFT ${ms(p.ttft_ms)}, TPOT ${ms(p.tpot_ms)} [${best.source}]${best.meets_slo ? "" : " — misses the target"}`;
   switch (pat.kind) {
     case "burst": {
-      const wait = best.concurrency < pat.n ? `; the other ${pat.n - best.concurrency} wait for a slot` : "";
-      return `All ${pat.n} prompts answered in ${p.req_per_s > 0 ? ms(pat.n / p.req_per_s * 1000) : "-"} (${num(p.total_tps, 0)} tok/s total), ${best.concurrency} at once${wait}; mean ${tail}`;
+      const wait = best.concurrency < pat.burst ? `; the other ${pat.burst - best.concurrency} wait for a slot` : "";
+      return `All ${pat.burst} prompts answered in ${p.req_per_s > 0 ? ms(pat.burst / p.req_per_s * 1000) : "-"} (${num(p.total_tps, 0)} tok/s total), ${best.concurrency} at once${wait}; mean ${tail}`;
     }
     case "offline":
       return `${num(p.total_tps, 0)} tok/s total at ${best.concurrency} sequences at once (its largest batch), ${tail}`;
@@ -206,14 +199,14 @@ async function plan(v) {
     done("plan: nothing fits", { plan: "none" });
     return;
   }
-  const best = r.ranked[0], label = c => `${c.engine} ${c.quant} (${c.kv_type} KV)${shape(c)}`, pat = pattern(v.workload);
+  const best = r.ranked[0], label = c => `${c.engine} ${c.quant} (${c.kv_type} KV)${shape(c)}`, pat = r.workload || { kind: "closed" };
   const fl = best.fleet;
   out.push(el("div", { class: "card" },
     el("div", { class: "verdict fits", text: `Best: ${label(best)}` }),
     el("p", { text: planSummary(best, pat) }),
     fl && fl.replicas > 1 ? el("p", { class: "fleet", text: `Fleet: ${fl.replicas} replicas × ${fl.devices_per_replica} device${fl.devices_per_replica > 1 ? "s" : ""} = ${fl.devices} devices, each at ${num(100 * fl.utilization, 0)}% of its ${num(fl.capacity_req_per_s)} req/s (ceiling ${num(100 * fl.ceiling, 0)}%): TTFT ${ms(fl.prediction.ttft_ms)}, TPOT ${ms(fl.prediction.tpot_ms)} per replica, ${fl.meets_slo ? "within the target" : "missing the target"}` }) : null,
     scatter(r.ranked.slice(0, 40).map((c, i) => ({ x: c.prediction.total_tps, y: c.prediction.decode_tps, label: label(c), hi: i === 0 })), "total tok/s", "tok/s per user")));
-  const t = el("table", {}, el("tr", {}, ...["#", "config", { users: "users", rate: "slots", burst: "at once", offline: "at once" }[pat.kind], "TTFT", "TPOT", "tok/s/user", "total tok/s", "SLO", "why not first"].map(h => el("th", { text: h }))));
+  const t = el("table", {}, el("tr", {}, ...["#", "config", ({ rate: "slots", burst: "at once", offline: "at once" })[pat.kind] || "users", "TTFT", "TPOT", "tok/s/user", "total tok/s", "SLO", "why not first"].map(h => el("th", { text: h }))));
   r.ranked.slice(0, 15).forEach((c, i) => t.append(el("tr", {}, el("td", { text: i + 1 }), el("td", { text: label(c) }), el("td", { class: "num", text: c.concurrency }),
     el("td", { class: "num", text: ms(c.prediction.ttft_ms) }), el("td", { class: "num", text: ms(c.prediction.tpot_ms) }), el("td", { class: "num", text: num(c.prediction.decode_tps) }),
     el("td", { class: "num", text: num(c.prediction.total_tps, 0) }), el("td", { text: c.meets_slo ? "ok" : "miss" }), el("td", { text: c.why || "" }))));
