@@ -157,7 +157,11 @@ func (a *App) LaunchFor(ctx context.Context, req ScenarioRequest, lr LaunchReque
 	}
 	n := min(s.Concurrency, max(r.MaxConcurrencyAtContext, 1))
 	if n < s.Concurrency {
-		ans.Hint = fmt.Sprintf("only %d sequences of %d tokens fit; the command allows %d", n, r.Context, n)
+		fits := "fit"
+		if n == 1 {
+			fits = "fits"
+		}
+		ans.Hint = fmt.Sprintf("only %s of %d tokens %s; the command allows %d", planner.Plural(n, "sequence"), r.Context, fits, n)
 	}
 	b, _ := s.ResolveBackend()
 	s.Backend = b
