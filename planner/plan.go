@@ -531,11 +531,17 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 	s := Scenario{Hardware: req.Hardware, Devices: tp, Engine: e, EngineVersion: req.Releases[e.ID], Model: req.Model,
 		Quant: q, KV: kv, Concurrency: users, UsableMemory: req.UsableMemory, HostMemory: req.HostMemory, HostBandwidthGBs: req.HostBandwidthGBs,
 		Context: ctxFor(req), Mem: req.Catalog.Memory, Nodes: req.Nodes, NodeLink: req.NodeLink}
-	if e.IsGGML() && req.Workload.Rate > 0 {
-		// Requests arriving at a rate need the slots the rate keeps in
-		// flight; a GGML server runs the slots it is launched with
-		// (limitsFor), so size them for the rate (ggmlRateSlots).
-		s.Concurrency = ggmlRateSlots(s, req.Workload, perf, terms)
+	if e.IsGGML() {
+		// A GGML server runs the slots it is launched with (limitsFor) and
+		// sizes its KV cells for them: requests arriving at a rate get the
+		// slots the rate needs (ggmlRateSlots), a burst one slot per prompt
+		// as far as they fit as well as one slot does; the rest wait.
+		switch w := req.Workload; {
+		case w.Rate > 0:
+			s.Concurrency = ggmlRateSlots(s, w, perf, terms)
+		case w.Burst > 1:
+			s.Concurrency = ggmlSlotsThatFit(s, w.Burst)
+		}
 	}
 	cand := Candidate{Engine: e.ID, Quant: q.ID, KVType: kv.ID, Devices: tp}
 	if req.Nodes > 1 {
@@ -650,7 +656,7 @@ var ggmlMaxRateSlots = concurrencySweep[len(concurrencySweep)-1]
 // (0.56 req/s, five replicas) on a card with room for a dozen; sized for
 // all the memory holds, an M4 Max ran 256 slots at 1.5 s per token.
 func ggmlRateSlots(s Scenario, w Workload, perf *PerfParams, terms map[termsKey]fittedTerms) int {
-	most := ggmlSlotsThatFit(s)
+	most := ggmlSlotsThatFit(s, ggmlMaxRateSlots)
 	if most <= 1 {
 		return most
 	}
@@ -677,23 +683,32 @@ func ggmlRateSlots(s Scenario, w Workload, perf *PerfParams, terms map[termsKey]
 	}
 }
 
-// ggmlSlotsThatFit is the most slots, doubling from one up to
-// ggmlMaxRateSlots, whose KV cells of s.Context each fit as well as one
-// slot's do: the same verdict, no more weights moved to system RAM.
-func ggmlSlotsThatFit(s Scenario) int {
+// ggmlSlotsThatFit is the most slots, doubling from one up to limit
+// (and limit itself), whose KV cells of s.Context each fit as well as one
+// slot's do: the same verdict, no more weights moved to system RAM. Sized
+// for all of a 1000-prompt burst, Qwen3-8B on an RTX 4090 had put 30 of
+// its 37 layers in system RAM to make room for 1.5M KV cells.
+func ggmlSlotsThatFit(s Scenario, limit int) int {
 	n := 1
 	s.Concurrency = n
 	base, err := Fit(s)
 	if err != nil || base.Verdict == DoesNotFit {
 		return n
 	}
-	for next := n * 2; next <= ggmlMaxRateSlots; next *= 2 {
-		s.Concurrency = next
+	fitsAsWell := func(k int) bool {
+		s.Concurrency = k
 		r, err := Fit(s)
-		if err != nil || r.Verdict != base.Verdict || r.OffloadBytes > base.OffloadBytes || r.GPULayers < base.GPULayers || r.CPUMoELayers > base.CPUMoELayers {
-			break
+		return err == nil && r.Verdict == base.Verdict && r.OffloadBytes <= base.OffloadBytes &&
+			r.GPULayers >= base.GPULayers && r.CPUMoELayers <= base.CPUMoELayers
+	}
+	for next := 2; next <= limit; next *= 2 {
+		if !fitsAsWell(next) {
+			return n
 		}
 		n = next
+	}
+	if n < limit && fitsAsWell(limit) {
+		n = limit
 	}
 	return n
 }

@@ -420,6 +420,35 @@ func TestPlanGGMLRunsTheSlotsItIsSizedFor(t *testing.T) {
 	}
 }
 
+// A burst larger than a GGML server's memory holds slots for runs as
+// many at once as fit the way one slot does, and the rest wait: sized
+// for all 1000 prompts, Qwen3-8B on an RTX 4090 moved 30 of its 37
+// layers to system RAM to make room for 1.5M KV cells.
+func TestPlanGGMLBurstKeepsTheModelOnTheDevice(t *testing.T) {
+	c := catalog(t)
+	m, h := modelOn(t, c, "Qwen/Qwen3-8B", "nvidia-rtx-4090")
+	wl, err := planner.ParseWorkload("prompt=1k,gen=256,burst=1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Workload: wl,
+		Engines: []planner.EngineID{planner.LlamaCpp, planner.Ollama}, Quants: []string{"q4_k_m"}})
+	if len(res.Ranked) == 0 {
+		t.Fatalf("nothing fits: %+v", res.Dropped)
+	}
+	for _, r := range res.Ranked {
+		if r.Fit.Verdict != planner.Fits || r.Fit.OffloadBytes > 0 {
+			t.Errorf("%s: %s with %s in system RAM for %d slots", r.Label(), r.Fit.Verdict, r.Fit.OffloadBytes, r.Scenario.Concurrency)
+		}
+		if n := r.Scenario.Concurrency; n < 8 || n >= 1000 || r.Concurrency != n {
+			t.Errorf("%s: %d slots, %d at once; want some, sized to the device", r.Label(), n, r.Concurrency)
+		}
+		if mk := r.Pred.Makespan(1000); !(mk > 0) {
+			t.Errorf("%s: no time to the last answer", r.Label())
+		}
+	}
+}
+
 // At a rate a GGML server needs the slots the arrivals keep in flight,
 // and it runs only those its launch gives it: plan sizes them for the
 // rate, within what the memory holds. Sized for one user, Qwen3-30B-A3B on an RTX 4090 at 2 req/s
