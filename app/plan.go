@@ -85,13 +85,16 @@ func (p PlanAnswer) Rank(c planner.Candidate) int {
 
 // Shortfall says how the best configuration falls short of the users the
 // workload asks for (a closed loop of N users): "" when it serves them all
-// within the target, or for an arrival-rate workload (its own notes say
-// whether it keeps up). "users=64 --slo ttft=100ms" on one GPU had printed
-// "Best: … 1 user" and exited 0.
+// within the target, for an arrival-rate workload (its own notes say
+// whether it keeps up), and for a burst or an offline batch, whose prompts
+// wait for a slot by design (their TTFT carries the wait; plan had warned
+// that a 1000-prompt burst running 158 at once "serves 158 users" and
+// exited 5). "users=64 --slo ttft=100ms" on one GPU had printed "Best: …
+// 1 user" and exited 0.
 func (p PlanAnswer) Shortfall() string {
 	w := p.Request.Workload
 	best, ok := p.Best("")
-	if !ok || w.Rate > 0 || w.Concurrency <= 1 || best.Concurrency >= w.Concurrency {
+	if !ok || w.Rate > 0 || w.RunsAtOnce() || w.Concurrency <= 1 || best.Concurrency >= w.Concurrency {
 		return ""
 	}
 	replicas := (w.Concurrency + best.Concurrency - 1) / best.Concurrency

@@ -319,7 +319,7 @@ func Plan(req PlanRequest) PlanResult {
 							saves := quantizedKVSaves(full, need)
 							if req.Workload.Rate > 0 {
 								// At a rate the slots are sized to the memory
-								// (ggmlSlotsThatFit): a smaller KV buys more of
+								// (ggmlSlots): a smaller KV buys more of
 								// them, which counts where f16's are too few.
 								// (A rate plan's concurrency is the burst
 								// allowance, not a number of users to hold.)
@@ -523,26 +523,9 @@ func tpChoices(e Engine, devs int) []int {
 // evaluate sizes and predicts one configuration; terms memoizes the
 // fitted terms of the plan's configurations (fittedTerms).
 func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf *PerfParams, terms map[termsKey]fittedTerms) (Candidate, DropReason, bool) {
-	if e.IsGGML() && req.Workload.Offline() {
-		// An offline batch on a GGML server runs the slots it is launched
-		// with (limitsFor): its default, sized for in memory as any users.
-		users = max(users, engineLimits(e.Policy, req.Hardware.Arch, req.Hardware.Memory).maxSeqs)
-	}
 	s := Scenario{Hardware: req.Hardware, Devices: tp, Engine: e, EngineVersion: req.Releases[e.ID], Model: req.Model,
 		Quant: q, KV: kv, Concurrency: users, UsableMemory: req.UsableMemory, HostMemory: req.HostMemory, HostBandwidthGBs: req.HostBandwidthGBs,
 		Context: ctxFor(req), Mem: req.Catalog.Memory, Nodes: req.Nodes, NodeLink: req.NodeLink}
-	if e.IsGGML() {
-		// A GGML server runs the slots it is launched with (limitsFor) and
-		// sizes its KV cells for them: requests arriving at a rate get the
-		// slots the rate needs (ggmlRateSlots), a burst one slot per prompt
-		// as far as they fit as well as one slot does; the rest wait.
-		switch w := req.Workload; {
-		case w.Rate > 0:
-			s.Concurrency = ggmlRateSlots(s, w, perf, terms)
-		case w.Burst > 1:
-			s.Concurrency = ggmlSlotsThatFit(s, w.Burst)
-		}
-	}
 	cand := Candidate{Engine: e.ID, Quant: q.ID, KVType: kv.ID, Devices: tp}
 	if req.Nodes > 1 {
 		cand.Nodes = req.Nodes
@@ -579,6 +562,15 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 			return cand, DropUnsupported, false
 		}
 		return cand, DropInvalid, false
+	}
+	if e.IsGGML() {
+		// A GGML server runs the slots it is launched with (limitsFor)
+		// and sizes its KV cells for them: a rate, a burst or an offline
+		// batch gets the slots its pattern needs (ggmlSlots); users in a
+		// loop get one each.
+		if n := ggmlSlots(s, req.Workload, perf, terms); n > 0 {
+			s.Concurrency = n
+		}
 	}
 	fit, err := Fit(s)
 	if err != nil {
@@ -640,47 +632,76 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 	return cand, "", true
 }
 
-// ggmlMaxRateSlots is the most slots a rate plan gives a GGML server:
-// the top of the closed-loop sweep a rate plan's operating point is
-// looked for in.
-var ggmlMaxRateSlots = concurrencySweep[len(concurrencySweep)-1]
+// ggmlMaxSlots is the most slots a plan gives a GGML server for a rate
+// or an offline batch: the top of the closed-loop sweep.
+var ggmlMaxSlots = concurrencySweep[len(concurrencySweep)-1]
 
-// ggmlRateSlots is the slots (llama-server -np, OLLAMA_NUM_PARALLEL) a
-// GGML server is launched with for requests arriving at w.Rate: the
-// fewest, doubling, whose closed-loop capacity takes the rate within
-// MaxPlannedUtilization; where none does, the fewest that reach 95% of
-// the capacity of all the slots memory holds (ggmlSlotsThatFit), since
-// more only lengthen every request once prefill or compute binds. A GGML
-// server sizes its KV cells for its slots at launch: sized for one user,
-// Qwen3-30B-A3B at 2 req/s on an RTX 4090 ran one request at a time
-// (0.56 req/s, five replicas) on a card with room for a dozen; sized for
-// all the memory holds, an M4 Max ran 256 slots at 1.5 s per token.
-func ggmlRateSlots(s Scenario, w Workload, perf *PerfParams, terms map[termsKey]fittedTerms) int {
-	most := ggmlSlotsThatFit(s, ggmlMaxRateSlots)
+// ggmlSlots is the slots (llama-server -np, OLLAMA_NUM_PARALLEL) a GGML
+// server is launched with for w's arrival pattern, or 0 for users in a
+// loop (one slot each). Of the slot counts that fit the way one slot
+// does (ggmlSlotsThatFit; at most the burst's prompts, else ggmlMaxSlots),
+// doubling: for a rate, the fewest whose closed-loop capacity takes it
+// within MaxPlannedUtilization; otherwise, and for a burst or an offline
+// batch, the fewest that reach 95% of the best capacity among them (a
+// burst's throughput to its last answer, else the closed loop's), since
+// past that more slots only lengthen every request. A GGML server sizes
+// its KV cells for its slots at launch: sized for one user, Qwen3-30B-A3B
+// at 2 req/s on an RTX 4090 ran one request at a time (0.56 req/s, five
+// replicas) on a card with room for a dozen; sized for all the memory
+// holds, an M4 Max ran 256 slots at 1.5 s per token.
+func ggmlSlots(s Scenario, w Workload, perf *PerfParams, terms map[termsKey]fittedTerms) int {
+	limit := ggmlMaxSlots
+	switch {
+	case w.Rate > 0, w.Offline():
+	case w.Burst > 1:
+		limit = w.Burst
+	default:
+		return 0
+	}
+	most := ggmlSlotsThatFit(s, limit)
 	if most <= 1 {
 		return most
 	}
 	s.Concurrency = most
-	b, err := s.ResolveBackend()
-	if err != nil {
-		return most
-	}
-	pm := planPerfModel(s, b, perf, terms)
+	pm := planPerfModel(s, s.Backend, perf, terms)
 	rate := w.Rate
-	w.Serving, w.Rate = true, 0 // capacity is the closed loop's
+	closed := w
+	closed.Serving, closed.Rate, closed.Burst, closed.Saturate = true, 0, 0, false
+	// capacity is what n slots complete: a burst's throughput to its last
+	// answer (predictBurst), else the closed loop's requests/s.
 	capacity := func(n int) float64 {
-		w.Concurrency = n
-		return predictWith(pm, w).ReqPerS
-	}
-	top := capacity(most)
-	for n := 1; ; n *= 2 {
-		if n >= most {
-			return most
+		if w.Burst > 1 {
+			p := pm
+			p.s.Concurrency = n
+			return float64(predictBurst(p, w).TotalTPS)
 		}
-		if c := capacity(n); c*MaxPlannedUtilization >= rate || c >= 0.95*top {
-			return n
+		closed.Concurrency = n
+		return predictWith(pm, closed).ReqPerS
+	}
+	var counts []int
+	var caps []float64
+	best := 0.0
+	for n := 1; ; n = min(n*2, most) {
+		c := capacity(n)
+		counts, caps = append(counts, n), append(caps, c)
+		best = math.Max(best, c)
+		if n == most {
+			break
 		}
 	}
+	if rate > 0 {
+		for i, c := range caps {
+			if c*MaxPlannedUtilization >= rate {
+				return counts[i]
+			}
+		}
+	}
+	for i, c := range caps {
+		if c >= 0.95*best {
+			return counts[i]
+		}
+	}
+	return most
 }
 
 // ggmlSlotsThatFit is the most slots, doubling from one up to limit
