@@ -17,7 +17,7 @@ func newValidateCmd(g *globalOptions) *cobra.Command {
 	var data string
 	var jsonOut, rows bool
 	cmd := &cobra.Command{
-		Use:   "validate [--data FILE.csv]",
+		Use:   "validate [FILE.csv | --data FILE.csv]",
 		Short: "Predict every row of a measurement file and report the error per metric",
 		Long: `validate predicts each row of a CSV in the measurement schema
 (hardware,devices,engine,backend,engine_version,model,quant,kv_type,prompt_tokens,
@@ -25,8 +25,8 @@ gen_tokens,concurrency,context_depth,metric,value,unit,source,notes, and the
 workload columns scenario,request_rate,num_prompts,lengths,statistic) and
 reports, per metric: rows, rows predicted, MdAPE, P90 absolute percentage error
 and the signed median error (bias), the worst rows, and breakdowns by engine,
-hardware kind, workload scenario and source. Without --data it scores the
-embedded published measurements.
+hardware kind, workload scenario and source. The file is the argument or
+--data; without one it scores the embedded published measurements.
 
 A row's workload comes from its columns only, never from notes or source:
 scenario is single, batched, closed (concurrency clients in a loop), burst
@@ -36,8 +36,14 @@ median; lengths is fixed or variable. A file written before these columns
 existed still reads: a blank scenario is inferred from request_rate,
 concurrency and the metric (single, batched, closed or rate). 'headroom
 calibrate import' writes rows with every column filled from a tool's output.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if data != "" && data != args[0] {
+					return withCode(exitUsage, fmt.Errorf("two measurement files, %q and --data %q: give one", args[0], data))
+				}
+				data = args[0]
+			}
 			a, err := g.open("")
 			if err != nil {
 				return err
