@@ -22,15 +22,19 @@ func newRefitCmd(g *globalOptions) *cobra.Command {
 	var cv, hold bool
 	var ridge, inter float64
 	cmd := &cobra.Command{
-		Use:   "refit",
+		Use:   "refit [FILE.csv | --data FILE.csv]",
 		Short: "Refit the performance and memory model on measurements (reproducible; writes fitted.toml)",
 		Long: `refit fits the planner's efficiencies with gonum on a measurement CSV (default:
 the embedded published measurements) and writes them, with the date, the data
 and the fit quality, to a TOML profile. Rebuild to embed the result:
 
   go run ./cmd/headroom refit --out profiles/catalog/fitted.toml --cv`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := measurementFile(args, data)
+			if err != nil {
+				return err
+			}
 			if !(ridge > 0) || math.IsInf(ridge, 0) {
 				return withCode(exitUsage, fmt.Errorf("--ridge %g: want a finite penalty above 0", ridge))
 			}
@@ -57,11 +61,11 @@ and the fit quality, to a TOML profile. Rebuild to embed the result:
 			if out == "" {
 				return nil
 			}
-			data, err := r.EncodeFitted()
+			encoded, err := r.EncodeFitted()
 			if err != nil {
 				return err
 			}
-			if err := writeFile(out, data, 0o644); err != nil {
+			if err := writeFile(out, encoded, 0o644); err != nil {
 				return err
 			}
 			fmt.Fprintf(w, "wrote %s\n", out)

@@ -38,11 +38,9 @@ concurrency and the metric (single, batched, closed or rate). 'headroom
 calibrate import' writes rows with every column filled from a tool's output.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				if data != "" && data != args[0] {
-					return withCode(exitUsage, fmt.Errorf("two measurement files, %q and --data %q: give one", args[0], data))
-				}
-				data = args[0]
+			data, err := measurementFile(args, data)
+			if err != nil {
+				return err
 			}
 			a, err := g.open("")
 			if err != nil {
@@ -135,3 +133,15 @@ func printReport(w io.Writer, rep planner.Report, rows bool, skipped int) {
 // cell is a CSV cell as printed: control characters (terminal escapes in
 // a user's file) removed and length capped.
 func cell(s string) string { return textsafe.Printable(s, 200) }
+
+// measurementFile is the measurement CSV validate or refit reads: the
+// argument, or --data (data); two different ones are a usage error.
+func measurementFile(args []string, data string) (string, error) {
+	if len(args) == 0 {
+		return data, nil
+	}
+	if data != "" && data != args[0] {
+		return "", withCode(exitUsage, fmt.Errorf("two measurement files, %q and --data %q: give one", args[0], data))
+	}
+	return args[0], nil
+}
