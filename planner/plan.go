@@ -313,30 +313,7 @@ func Plan(req PlanRequest) PlanResult {
 					for _, kv := range kvs {
 						cand, reason, ok := evaluate(req, e, q, kv, tp, users, perf, terms)
 						if ok && haveFull && kvQuantized(kv) {
-							// The sequences the full-KV row was sized for: the
-							// users asked, or a GGML server's slots offline.
-							need := max(users, full.Scenario.Concurrency)
-							saves := quantizedKVSaves(full, need)
-							if req.Workload.Rate > 0 {
-								// At a rate the slots are sized to the memory
-								// (ggmlSlots): a smaller KV buys more of
-								// them, which counts where f16's are too few.
-								// (A rate plan's concurrency is the burst
-								// allowance, not a number of users to hold.)
-								saves = cand.Scenario.Concurrency > full.Scenario.Concurrency && full.Utilization > MaxPlannedUtilization
-							}
-							if !saves {
-								held := Plural(need, "user")
-								if req.Workload.RunsAtOnce() {
-									held = fmt.Sprintf("%d sequences at once", need)
-								}
-								why := fmt.Sprintf("%s KV saves nothing here: %s KV already holds %s on the device", kv.ID, full.KVType, held)
-								if slots := full.Scenario.Concurrency; req.Workload.Rate > 0 {
-									why = fmt.Sprintf("%s KV saves nothing here: it fits no more slots than %s KV's %d", kv.ID, full.KVType, slots)
-									if cand.Scenario.Concurrency > slots {
-										why = fmt.Sprintf("%s KV saves nothing here: %s KV's %s already keep up with %.3g req/s", kv.ID, full.KVType, Plural(slots, "slot"), req.Workload.Rate)
-									}
-								}
+							if why := quantizedKVWhyNot(req.Workload, full, cand, users); why != "" {
 								cand.Why, reason, ok = why, DropKVSavesNothing, false
 							}
 						}
@@ -630,6 +607,36 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 		cand.Pred, cand.Concurrency, cand.MeetsSLO = cand.Curve[best], cand.Curve[best].Concurrency, true
 	}
 	return cand, "", true
+}
+
+// quantizedKVWhyNot says why a GGML plan's quantized KV (q8_0, q4_0)
+// buys nothing over its f16 row full, or "" when it does. Users in a loop:
+// f16 already holds every user on the device (quantizedKVSaves). A rate,
+// a burst or an offline batch, whose slots are sized for it (ggmlSlots):
+// the quantized row must run more slots than f16 does, and to more
+// effect: at a rate, where f16's slots do not keep up; otherwise with
+// more throughput.
+func quantizedKVWhyNot(w Workload, full, cand Candidate, users int) string {
+	slots, more := full.Scenario.Concurrency, cand.Scenario.Concurrency > full.Scenario.Concurrency
+	switch {
+	case w.Rate > 0:
+		if full.Utilization <= MaxPlannedUtilization {
+			return fmt.Sprintf("%s KV saves nothing here: %s KV's %s already keep up with %.3g req/s", cand.KVType, full.KVType, Plural(slots, "slot"), w.Rate)
+		}
+		if !more {
+			return fmt.Sprintf("%s KV saves nothing here: it fits no more slots than %s KV's %d", cand.KVType, full.KVType, slots)
+		}
+	case w.RunsAtOnce():
+		if !more || !(cand.Pred.TotalTPS > full.Pred.TotalTPS) {
+			return fmt.Sprintf("%s KV saves nothing here: %s KV already runs %d sequences at once to as much effect", cand.KVType, full.KVType, slots)
+		}
+	default:
+		need := max(users, slots)
+		if !quantizedKVSaves(full, need) {
+			return fmt.Sprintf("%s KV saves nothing here: %s KV already holds %s on the device", cand.KVType, full.KVType, Plural(need, "user"))
+		}
+	}
+	return ""
 }
 
 // ggmlMaxSlots is the most slots a plan gives a GGML server for a rate

@@ -519,6 +519,19 @@ func TestPlanGGMLRateSizesSlotsForTheRate(t *testing.T) {
 	if lb.Utilization > planner.MaxPlannedUtilization || lb.Scenario.Concurrency >= f16.Scenario.Concurrency {
 		t.Errorf("rate 0.25: %d slots at %.0f%% of capacity; rate 2 had %d", lb.Scenario.Concurrency, 100*lb.Utilization, f16.Scenario.Concurrency)
 	}
+	// ... and where f16 keeps up, q8_0 KV is dropped, saying so.
+	said := false
+	for _, d := range low.Dropped {
+		if d.KVType == "q8_0" && d.Reason == planner.DropKVSavesNothing {
+			said = strings.Contains(d.Why, "already keep up with 0.25 req/s")
+			if !said {
+				t.Errorf("rate 0.25: q8_0 KV dropped with %q", d.Why)
+			}
+		}
+	}
+	if !said {
+		t.Errorf("rate 0.25: q8_0 KV not dropped as saving nothing: %+v", low.Dropped)
+	}
 }
 
 // FP8 (8.002 bits with its scales) and W8A8-INT8 (8.004) are both 8-bit:
