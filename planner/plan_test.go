@@ -420,19 +420,25 @@ func TestPlanGGMLRunsTheSlotsItIsSizedFor(t *testing.T) {
 	}
 }
 
+// planOne plans model on one device of hw for a workload, with one
+// weight format and the given engines.
+func planOne(t *testing.T, model, hw, workload, quant string, engines ...planner.EngineID) planner.PlanResult {
+	t.Helper()
+	c := catalog(t)
+	m, h := modelOn(t, c, model, hw)
+	wl, err := planner.ParseWorkload(workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Workload: wl, Engines: engines, Quants: []string{quant}})
+}
+
 // A burst larger than a GGML server's memory holds slots for runs as
 // many at once as fit the way one slot does, and the rest wait: sized
 // for all 1000 prompts, Qwen3-8B on an RTX 4090 moved 30 of its 37
 // layers to system RAM to make room for 1.5M KV cells.
 func TestPlanGGMLBurstKeepsTheModelOnTheDevice(t *testing.T) {
-	c := catalog(t)
-	m, h := modelOn(t, c, "Qwen/Qwen3-8B", "nvidia-rtx-4090")
-	wl, err := planner.ParseWorkload("prompt=1k,gen=256,burst=1000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Workload: wl,
-		Engines: []planner.EngineID{planner.LlamaCpp, planner.Ollama}, Quants: []string{"q4_k_m"}})
+	res := planOne(t, "Qwen/Qwen3-8B", "nvidia-rtx-4090", "prompt=1k,gen=256,burst=1000", "q4_k_m", planner.LlamaCpp, planner.Ollama)
 	if len(res.Ranked) == 0 {
 		t.Fatalf("nothing fits: %+v", res.Dropped)
 	}
@@ -451,19 +457,13 @@ func TestPlanGGMLBurstKeepsTheModelOnTheDevice(t *testing.T) {
 
 // At a rate a GGML server needs the slots the arrivals keep in flight,
 // and it runs only those its launch gives it: plan sizes them for the
-// rate, within what the memory holds. Sized for one user, Qwen3-30B-A3B on an RTX 4090 at 2 req/s
-// had llama.cpp run one request at a time (capacity 0.56 req/s, five
-// replicas) on a card whose KV room holds a dozen, and dropped q8_0 KV,
-// which holds twice as many, as "saving nothing".
+// rate, within what the memory holds. Sized for one user, Qwen3-30B-A3B
+// on an RTX 4090 at 2 req/s had llama.cpp run one request at a time
+// (capacity 0.56 req/s, five replicas) on a card whose KV room holds a
+// dozen, and dropped q8_0 KV, which holds twice as many, as "saving
+// nothing".
 func TestPlanGGMLRateSizesSlotsForTheRate(t *testing.T) {
-	c := catalog(t)
-	m, h := modelOn(t, c, "Qwen/Qwen3-30B-A3B", "nvidia-rtx-4090")
-	wl, err := planner.ParseWorkload("prompt=2k,gen=512,rate=2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Workload: wl,
-		Engines: []planner.EngineID{planner.LlamaCpp}, Quants: []string{"q4_k_m"}})
+	res := planOne(t, "Qwen/Qwen3-30B-A3B", "nvidia-rtx-4090", "prompt=2k,gen=512,rate=2", "q4_k_m", planner.LlamaCpp)
 	byKV := map[string]planner.Candidate{}
 	for _, r := range res.Ranked {
 		byKV[r.KVType] = r
@@ -509,9 +509,7 @@ func TestPlanGGMLRateSizesSlotsForTheRate(t *testing.T) {
 	// A rate the card takes gets the slots it needs, not all it could
 	// hold: each slot's cells are memory, and past the rate's needs more
 	// slots only lengthen requests.
-	wl.Rate = 0.25
-	low := planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Workload: wl,
-		Engines: []planner.EngineID{planner.LlamaCpp}, Quants: []string{"q4_k_m"}})
+	low := planOne(t, "Qwen/Qwen3-30B-A3B", "nvidia-rtx-4090", "prompt=2k,gen=512,rate=0.25", "q4_k_m", planner.LlamaCpp)
 	lb, ok := low.Best()
 	if !ok || lb.KVType != "f16" {
 		t.Fatalf("rate 0.25: best %s %s KV (%v); want f16 KV", lb.Quant, lb.KVType, ok)
