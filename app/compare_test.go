@@ -44,6 +44,10 @@ func TestCompareSingleUserIsOneRequestForEveryPattern(t *testing.T) {
 			if wl != "prompt=1k,gen=200,rate=2" && !(r.TotalTPS > 2*r.SingleUserTPS) {
 				t.Errorf("%s on %s: total %.0f tok/s is not above one user's %.1f", wl, r.ID, r.TotalTPS, r.SingleUserTPS)
 			}
+			// Each row says what its count counts.
+			if w, _ := planner.ParseWorkload(wl); r.Workload != w.Pattern() {
+				t.Errorf("%s on %s: row's workload %+v, want %+v", wl, r.ID, r.Workload, w.Pattern())
+			}
 		}
 	}
 }

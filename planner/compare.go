@@ -32,6 +32,9 @@ type CompareRow struct {
 	Watts     float64 `json:"watts"`
 	Why       string  `json:"why,omitempty"`
 	Source    string  `json:"source"`
+	// Workload is the arrival pattern compared under, as parsed: what
+	// MaxUsers counts (users, slots at a rate, sequences at once).
+	Workload Pattern `json:"workload"`
 }
 
 // Compare plans the same request on each machine (hardware × devices),
@@ -66,7 +69,8 @@ func Compare(req PlanRequest, machines []Hardware, devices []int) []CompareRow {
 func compareOne(req PlanRequest) CompareRow {
 	h := req.Hardware
 	n := max(req.Devices, 1)
-	row := CompareRow{Hardware: h, ID: h.ID, Devices: n, PriceUSD: h.PriceUSD * float64(n), Watts: h.TDPWatts * float64(n), Verdict: DoesNotFit}
+	row := CompareRow{Hardware: h, ID: h.ID, Devices: n, PriceUSD: h.PriceUSD * float64(n), Watts: h.TDPWatts * float64(n), Verdict: DoesNotFit,
+		Workload: req.Workload.Pattern()}
 	res := Plan(req)
 	best, ok := res.Best()
 	if !ok {

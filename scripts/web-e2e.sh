@@ -91,6 +91,11 @@ url="$base/?tab=plan&model=meta-llama/Llama-3.1-8B-Instruct&hardware=nvidia-h100
 timeout 120 "${chrome[@]}" --dump-dom "$url" >"$out/burst.html" 2>"$tmp/chrome.log" || fail "chromium --dump-dom (burst): $(tail -3 "$tmp/chrome.log")"
 grep -q 'All 500 prompts answered in' "$out/burst.html" || fail "a burst of 500 does not say when the last prompt is answered"
 grep -q '>at once<' "$out/burst.html" || fail "a burst's table does not count sequences at once"
+# Compare under a burst counts sequences at once, not users.
+url="$base/?tab=compare&model=meta-llama/Llama-3.1-8B-Instruct&machines=nvidia-rtx-4090,nvidia-h100-sxm5-80gb&workload=prompt=1024,gen=256,burst=500"
+timeout 120 "${chrome[@]}" --dump-dom "$url" >"$out/compare.html" 2>"$tmp/chrome.log" || fail "chromium --dump-dom (compare): $(tail -3 "$tmp/chrome.log")"
+grep -q 'data-compare="2"' "$out/compare.html" || fail "compare did not answer for the 2 machines: $(grep -o '<body[^>]*>' "$out/compare.html")"
+grep -q '>at once<' "$out/compare.html" || fail "compare under a burst does not count sequences at once"
 url="$base/?tab=plan&model=deepseek-ai/DeepSeek-R1&hardware=nvidia-h100-sxm5-80gb&devices=8&nodes=2&workload=users=16"
 timeout 120 "${chrome[@]}" --dump-dom "$url" >"$out/nodes.html" 2>"$tmp/chrome.log" || fail "chromium --dump-dom (nodes): $(tail -3 "$tmp/chrome.log")"
 grep -q 'TP8 × PP2 over 2 nodes' "$out/nodes.html" || fail "DeepSeek-R1 on 2 × 8 H100 does not show TP8 × PP2"

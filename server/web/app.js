@@ -173,6 +173,13 @@ async function fit(v) {
 // pattern reads the arrival pattern of a workload the server accepted
 // (planner.ParseWorkload's keys): users in a loop, a rate, a burst or an
 // offline batch, which the summary and the table's count follow.
+// countHeader names what a plan's or compare's count column counts under
+// an arrival pattern (planner.Pattern's kind): users in a loop, slots at
+// a rate, sequences at once in a burst or an offline batch.
+function countHeader(kind) {
+  return ({ rate: "slots", burst: "at once", offline: "at once" })[kind] || "users";
+}
+
 // planSummary says what the best configuration does under the plan's
 // arrival pattern, as the planner parsed it (the answer's workload).
 function planSummary(best, pat) {
@@ -206,7 +213,7 @@ async function plan(v) {
     el("p", { text: planSummary(best, pat) }),
     fl && fl.replicas > 1 ? el("p", { class: "fleet", text: `Fleet: ${fl.replicas} replicas × ${fl.devices_per_replica} device${fl.devices_per_replica > 1 ? "s" : ""} = ${fl.devices} devices, each at ${num(100 * fl.utilization, 0)}% of its ${num(fl.capacity_req_per_s)} req/s (ceiling ${num(100 * fl.ceiling, 0)}%): TTFT ${ms(fl.prediction.ttft_ms)}, TPOT ${ms(fl.prediction.tpot_ms)} per replica, ${fl.meets_slo ? "within the target" : "missing the target"}` }) : null,
     scatter(r.ranked.slice(0, 40).map((c, i) => ({ x: c.prediction.total_tps, y: c.prediction.decode_tps, label: label(c), hi: i === 0 })), "total tok/s", "tok/s per user")));
-  const t = el("table", {}, el("tr", {}, ...["#", "config", ({ rate: "slots", burst: "at once", offline: "at once" })[pat.kind] || "users", "TTFT", "TPOT", "tok/s/user", "total tok/s", "SLO", "why not first"].map(h => el("th", { text: h }))));
+  const t = el("table", {}, el("tr", {}, ...["#", "config", countHeader(pat.kind), "TTFT", "TPOT", "tok/s/user", "total tok/s", "SLO", "why not first"].map(h => el("th", { text: h }))));
   r.ranked.slice(0, 15).forEach((c, i) => t.append(el("tr", {}, el("td", { text: i + 1 }), el("td", { text: label(c) }), el("td", { class: "num", text: c.concurrency }),
     el("td", { class: "num", text: ms(c.prediction.ttft_ms) }), el("td", { class: "num", text: ms(c.prediction.tpot_ms) }), el("td", { class: "num", text: num(c.prediction.decode_tps) }),
     el("td", { class: "num", text: num(c.prediction.total_tps, 0) }), el("td", { text: c.meets_slo ? "ok" : "miss" }), el("td", { text: c.why || "" }))));
@@ -223,7 +230,8 @@ async function compare(v) {
   const rows = await api("POST", "api/compare", b);
   const chart = bars(rows.map(r => ({ label: (r.devices > 1 ? r.devices + "× " : "") + r.hardware, one: r.fits ? r.single_user_tps : 0, total: r.fits ? r.total_tps : 0 })),
     [["one", "#3358d4", "tok/s, one user"], ["total", "#2f9e8f", "tok/s, all users"]]);
-  const t = el("table", {}, el("tr", {}, ...["hardware", "verdict", "best", "1-user tok/s", "TTFT", "total tok/s", "users", "tok/s per $1k", "tok/s per W"].map(h => el("th", { text: h }))));
+  const kind = rows.length && rows[0].workload ? rows[0].workload.kind : "closed";
+  const t = el("table", {}, el("tr", {}, ...["hardware", "verdict", "best", "1-user tok/s", "TTFT", "total tok/s", countHeader(kind), "tok/s per $1k", "tok/s per W"].map(h => el("th", { text: h }))));
   for (const r of rows) t.append(el("tr", {}, el("td", { text: (r.devices > 1 ? r.devices + "× " : "") + r.hardware }), el("td", { class: verdictClass(r.verdict), text: r.verdict }),
     el("td", { text: r.best || r.why || "" }), el("td", { class: "num", text: r.fits ? num(r.single_user_tps) : "-" }), el("td", { class: "num", text: r.fits ? ms(r.ttft_ms) : "-" }),
     el("td", { class: "num", text: r.fits ? num(r.total_tps, 0) : "-" }), el("td", { class: "num", text: r.fits ? r.max_users : "-" }),
