@@ -63,7 +63,7 @@ if command -v staticcheck >/dev/null 2>&1; then
 elif [ "${CI:-}" = true ]; then
 	failed+=("staticcheck (not installed)")
 else
-	echo "skipped: staticcheck not installed (go install honnef.co/go/tools/cmd/staticcheck@2026.2.2)"
+	echo "skipped: staticcheck not installed (go install honnef.co/go/tools/cmd/staticcheck@v0.8.2, release 2026.2.2)"
 fi
 
 step "unit tests"
