@@ -3,8 +3,10 @@ package planner
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -557,7 +559,45 @@ type CrossValidation struct {
 	// ByScenario and BySource break the held-out errors down.
 	ByScenario map[string]map[Metric]MetricReport `json:"by_scenario"`
 	BySource   map[string]map[Metric]MetricReport `json:"by_source"`
-	Results    []RowResult                        `json:"-"`
+	// WithinGroup is, per metric, the held-out MdAPE left once each held-out
+	// group's own median error (in log space) is taken out of its rows:
+	// what knowing one number per source would buy (a harness's latency, a
+	// build's kernels, an engine setting the rows leave unsaid). The gap
+	// between it and Metrics is the part of the held-out error that is a
+	// constant per group; what remains is error within a group, which a
+	// better step or scheduler model can reach (withinGroupMdAPE).
+	WithinGroup map[Metric]float64 `json:"within_group_mdape"`
+	Results     []RowResult        `json:"-"`
+}
+
+// withinGroupMdAPE is CrossValidation.WithinGroup: per metric, the median
+// absolute percentage error of the predicted rows after dividing each
+// row's prediction by its group's median ratio of predicted to measured.
+func withinGroupMdAPE(res []RowResult, group func(Measurement) string) map[Metric]float64 {
+	type key struct {
+		group  string
+		metric Metric
+	}
+	logs := map[key][]float64{}
+	for _, r := range res {
+		if r.Err != "" || !(r.Predicted > 0) || !(r.Row.Value > 0) {
+			continue
+		}
+		k := key{group(r.Row), r.Row.Metric}
+		logs[k] = append(logs[k], math.Log(r.Predicted/r.Row.Value))
+	}
+	apes := map[Metric][]float64{}
+	for k, ls := range logs {
+		off := medianOf(append([]float64(nil), ls...))
+		for _, l := range ls {
+			apes[k.metric] = append(apes[k.metric], math.Abs(math.Exp(l-off)-1)*100)
+		}
+	}
+	out := map[Metric]float64{}
+	for m, a := range apes {
+		out[m] = math.Round(medianOf(a)*10) / 10
+	}
+	return out
 }
 
 // LeaveOneHardwareOut refits without each device in turn and predicts that
@@ -592,22 +632,43 @@ func leaveOneGroupOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfP
 		}
 		groups[g] = append(groups[g], m)
 	}
-	var res []RowResult
-	for _, g := range names {
-		var train []Measurement
-		for _, m := range rows {
-			if group(m) != g {
-				train = append(train, m)
+	// The folds are independent fits on a read-only catalog: run them on
+	// every core, each fold's rows kept in the fold order so the report
+	// does not depend on scheduling.
+	perFold := make([][]RowResult, len(names))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(names)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				g := names[i]
+				var train []Measurement
+				for _, m := range rows {
+					if group(m) != g {
+						train = append(train, m)
+					}
+				}
+				p := FitPerfHeldOverheads(c, train, opt, full)
+				for _, m := range groups[g] {
+					perFold[i] = append(perFold[i], predictRow(c, m, &p))
+				}
 			}
-		}
-		p := FitPerfHeldOverheads(c, train, opt, full)
-		for _, m := range groups[g] {
-			res = append(res, predictRow(c, m, &p))
-		}
+		}()
+	}
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var res []RowResult
+	for _, f := range perFold {
+		res = append(res, f...)
 	}
 	rep := Summarize(c, res)
 	return CrossValidation{By: by, Metrics: rep.Metrics, Folds: len(groups), Worst: rep.Worst,
-		ByScenario: rep.ByScenario, BySource: rep.BySource, Results: res}
+		ByScenario: rep.ByScenario, BySource: rep.BySource, WithinGroup: withinGroupMdAPE(res, group), Results: res}
 }
 
 // ErrorBands are the error bands users see (PerfParams.ErrorBand): per

@@ -124,6 +124,15 @@ func printCV(w io.Writer, x planner.CrossValidation) {
 		}
 	}
 	fmt.Fprintf(w, "leave-one-%s-out (%d folds): %s\n", x.By, x.Folds, s)
+	within := ""
+	for _, m := range planner.Metrics {
+		if v, ok := x.WithinGroup[m]; ok {
+			within += fmt.Sprintf(" %s %.1f%%", m, v)
+		}
+	}
+	if within != "" {
+		fmt.Fprintf(w, "  within each %s (its own median error taken out):%s\n", x.By, within)
+	}
 	scen := make([]string, 0, len(x.ByScenario))
 	for k := range x.ByScenario {
 		scen = append(scen, k)
