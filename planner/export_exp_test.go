@@ -1,0 +1,13 @@
+//go:build exp
+
+package planner
+
+// RowAdmission is the admission cap and the workload of a row (experiments).
+func RowAdmission(c *Catalog, m Measurement) (int, Workload, error) {
+	s, err := ScenarioFor(c, m)
+	if err != nil {
+		return 0, Workload{}, err
+	}
+	w := WorkloadFor(m)
+	return admissionCap(s, w), w, nil
+}

@@ -1,0 +1,101 @@
+//go:build exp
+
+package planner_test
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/headroom-planner/headroom/app"
+	"github.com/headroom-planner/headroom/planner"
+)
+
+// TestExpLOSO (go test -tags exp -run ExpLOSO ./planner) refits with the
+// embedded overheads held, prints in-sample and leave-one-source-out
+// MdAPE, and writes every held-out row to $EXP_OUT (default
+// /tmp/loso.csv): the experiment loop behind docs/predictions.md.
+func TestExpLOSO(t *testing.T) {
+	a, err := app.Open(app.Options{NoUserDirs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := app.LoadMeasurements(os.Getenv("EXP_DATA"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := *a.Catalog()
+	t0 := time.Now()
+	fo := planner.FitOptions{Ridge: planner.DefaultRidge, InteractionRidge: planner.DefaultInteractionRidge}
+	full := planner.FitPerfHeldOverheads(&c, ms.Rows, fo, *c.Perf)
+	in := planner.Validate(&c, ms.Rows, &full)
+	fmt.Printf("in-sample (%s): %s\n", time.Since(t0).Round(time.Second), in.Describe())
+	lo := planner.LeaveOneSourceOut(&c, ms.Rows, fo, full)
+	s := ""
+	for _, m := range planner.Metrics {
+		if r, ok := lo.Metrics[m]; ok {
+			s += fmt.Sprintf("%s %.1f (%d/%d); ", m, r.MdAPE, r.Predicted, r.Rows)
+		}
+	}
+	fmt.Printf("LOSO (%s): %s\n", time.Since(t0).Round(time.Second), s)
+	for _, sc := range planner.WorkloadKinds {
+		if cell, ok := lo.ByScenario[string(sc)]; ok {
+			s := ""
+			for _, m := range planner.Metrics {
+				if r, ok := cell[m]; ok {
+					s += fmt.Sprintf("%s %.1f (%d) ", m, r.MdAPE, r.Rows)
+				}
+			}
+			fmt.Printf("  LOSO %-9s %s\n", sc, s)
+		}
+	}
+	out := os.Getenv("EXP_OUT")
+	if out == "" {
+		out = "/tmp/loso.csv"
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := csv.NewWriter(f)
+	w.Write([]string{"source", "hardware", "devices", "engine", "backend", "engine_version", "model", "quant", "scenario", "prompt", "gen", "conc", "metric", "value", "loso", "insample"})
+	insample := map[int]float64{}
+	for i, r := range in.Results {
+		insample[i] = r.Predicted
+	}
+	idx := map[planner.Measurement]int{}
+	for i, m := range ms.Rows {
+		idx[m] = i
+	}
+	for _, r := range lo.Results {
+		m := r.Row
+		w.Write([]string{planner.SourceKey(m), m.Hardware, strconv.Itoa(m.Devices), m.Engine, m.Backend, m.EngineVersion, m.Model, m.Quant, string(planner.WorkloadKindOf(m)),
+			strconv.Itoa(m.PromptTokens), strconv.Itoa(m.GenTokens), strconv.Itoa(m.Concurrency), string(m.Metric),
+			strconv.FormatFloat(m.Value, 'g', 6, 64), strconv.FormatFloat(r.Predicted, 'g', 6, 64), strconv.FormatFloat(insample[idx[m]], 'g', 6, 64)})
+	}
+	w.Flush()
+}
+
+func TestExpClosedCaps(t *testing.T) {
+	a, _ := app.Open(app.Options{NoUserDirs: true})
+	ms, _ := app.LoadMeasurements("")
+	c := a.Catalog()
+	for _, m := range ms.Rows {
+		k := planner.WorkloadKindOf(m)
+		if k != planner.WorkloadClosed && k != planner.WorkloadRate {
+			continue
+		}
+		capN, w, err := planner.RowAdmission(c, m)
+		if err != nil {
+			continue
+		}
+		if capN < w.Concurrency || k == planner.WorkloadRate {
+			pred, _ := planner.PredictMeasurement(c, m, c.Perf)
+			fmt.Printf("%-8s %-26s %d %-9s %-40s %-9s c=%-4d cap=%-5d %-8s meas %.4g pred %.4g\n", k, m.Hardware, m.Devices, m.Engine, m.Model, m.Quant, w.Concurrency, capN, m.Metric, m.Value, pred)
+		}
+	}
+}
