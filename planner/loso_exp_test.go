@@ -99,3 +99,20 @@ func TestExpClosedCaps(t *testing.T) {
 		}
 	}
 }
+
+func TestExpBurstCaps(t *testing.T) {
+	a, _ := app.Open(app.Options{NoUserDirs: true})
+	ms, _ := app.LoadMeasurements("")
+	c := a.Catalog()
+	for _, m := range ms.Rows {
+		if planner.WorkloadKindOf(m) != planner.WorkloadBurst {
+			continue
+		}
+		capN, w, err := planner.RowAdmission(c, m)
+		if err != nil {
+			continue
+		}
+		pred, _ := planner.PredictMeasurement(c, m, c.Perf)
+		fmt.Printf("%-22s %d %-7s %-10s %-28s %-6s p%-5d g%-4d N=%-5d cap=%-5d %-13s meas %9.4g pred %9.4g %+5.0f%%\n", m.Hardware, m.Devices, m.Engine, m.EngineVersion, m.Model[max(0, len(m.Model)-28):], m.Quant, m.PromptTokens, m.GenTokens, w.Burst, capN, m.Metric, m.Value, pred, (pred/m.Value-1)*100)
+	}
+}
