@@ -55,8 +55,10 @@ type RefitOptions struct {
 	// InteractionRidge multiplies Ridge for interaction terms (0 = 1;
 	// planner.FitOptions).
 	InteractionRidge float64
-	CV               bool   // also run leave-one-hardware-out cross-validation
-	Date             string // the date recorded in the profile (YYYY-MM-DD)
+	// SourceWeight weighs rows by their source's size (planner.FitOptions).
+	SourceWeight float64
+	CV           bool   // also run leave-one-hardware-out cross-validation
+	Date         string // the date recorded in the profile (YYYY-MM-DD)
 	// HoldOverheads keeps the catalog profile's host overheads (per
 	// layer, per sequence, per request) and fits only the efficiencies
 	// (planner.FitPerfHeldOverheads), instead of searching them anew.
@@ -82,7 +84,7 @@ func (a *App) Refit(ms Measurements, opt RefitOptions) Refitted {
 	var r Refitted
 	r.Memory, r.KVReport = planner.FitMemory(&c, ms.Rows)
 	c.Memory = &r.Memory
-	fo := planner.FitOptions{Ridge: opt.Ridge, InteractionRidge: opt.InteractionRidge}
+	fo := planner.FitOptions{Ridge: opt.Ridge, InteractionRidge: opt.InteractionRidge, SourceWeight: opt.SourceWeight}
 	how := "host overheads searched"
 	if opt.HoldOverheads && c.Perf != nil {
 		r.Perf = planner.FitPerfHeldOverheads(&c, ms.Rows, fo, *c.Perf)
@@ -98,6 +100,9 @@ func (a *App) Refit(ms Measurements, opt RefitOptions) Refitted {
 	ridge := fmt.Sprintf("ridge %g", fo.Ridge)
 	if fo.InteractionRidge > 0 {
 		ridge += fmt.Sprintf(" (×%g on interaction terms)", fo.InteractionRidge)
+	}
+	if fo.SourceWeight != 0 {
+		ridge += fmt.Sprintf(", rows weighted by source size^-%g", fo.SourceWeight)
 	}
 	r.Perf.Fitted = fmt.Sprintf("%s on %s (%d rows), %s, %s; in-sample: %s", opt.Date, ms.Name, len(ms.Rows), ridge, how, r.InSample.Describe())
 	if !opt.CV {

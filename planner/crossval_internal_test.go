@@ -44,3 +44,25 @@ func TestWithinGroupMdAPE(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceWeights: rows alike at 0, sources alike at 1 (each source's
+// weights sum to 1), the square root of a source's size between.
+func TestSourceWeights(t *testing.T) {
+	srcs := []string{"a", "a", "a", "a", "b"}
+	cases := []struct {
+		a    float64
+		want []float64
+	}{
+		{0, []float64{1, 1, 1, 1, 1}},
+		{1, []float64{0.25, 0.25, 0.25, 0.25, 1}},
+		{0.5, []float64{0.5, 0.5, 0.5, 0.5, 1}},
+	}
+	for _, c := range cases {
+		got := sourceWeights(srcs, c.a)
+		for i := range got {
+			if math.Abs(got[i]-c.want[i]) > 1e-12 {
+				t.Errorf("a=%g: weight %d = %g, want %g", c.a, i, got[i], c.want[i])
+			}
+		}
+	}
+}

@@ -23,6 +23,14 @@ type FitOptions struct {
 	// penalty. Larger values trust main effects over combinations seen in
 	// few sources.
 	InteractionRidge float64
+	// SourceWeight weighs each row of the efficiency fit by n^−SourceWeight,
+	// n being the rows of its source (SourceKey) in that fit: 0 (the
+	// default) weighs rows alike, 1 weighs sources alike. A new user's
+	// benchmark is a source the fit never saw, and with rows alike the
+	// largest sources (GPUStack's 104 throughput rows, XiongjieDai's 75
+	// prefill rows) set the shared effects. Only the fit reads the source,
+	// never a prediction. docs/predictions.md has what 0.25 and 0.5 do.
+	SourceWeight float64
 	// Rounds of alternating decode/prefill fits.
 	Rounds int
 	// layers fixes the per-layer overheads (FitPerfWithOverheads).
@@ -209,13 +217,11 @@ func prefillBound(c *Catalog, m Measurement, p *PerfParams) bool {
 
 // robustFit is ridgeFit made robust to outlying rows by iteratively
 // reweighted least squares toward least absolute deviations (weights
-// 1/max(|residual|, 0.05)), so the fit targets the median error that
+// prior/max(|residual|, 0.05), prior being each row's own weight), so the fit targets the median error that
 // validate reports rather than the mean square that outliers dominate.
-func robustFit(feats [][]string, y []float64, lambda func(string) float64) Effects {
+func robustFit(feats [][]string, y, prior []float64, lambda func(string) float64) Effects {
 	w := make([]float64, len(y))
-	for i := range w {
-		w[i] = 1
-	}
+	copy(w, prior)
 	var e Effects
 	for it := 0; it < 6; it++ {
 		e = ridgeFit(feats, y, w, lambda)
@@ -224,10 +230,24 @@ func robustFit(feats [][]string, y []float64, lambda func(string) float64) Effec
 			for _, f := range feats[i] {
 				r -= e.Terms[f]
 			}
-			w[i] = 1 / math.Max(math.Abs(r), 0.05)
+			w[i] = prior[i] / math.Max(math.Abs(r), 0.05)
 		}
 	}
 	return e
+}
+
+// sourceWeights weighs row i by n^−a, n being the rows that share its
+// source srcs[i] (FitOptions.SourceWeight); a = 0 weighs every row 1.
+func sourceWeights(srcs []string, a float64) []float64 {
+	n := map[string]int{}
+	for _, k := range srcs {
+		n[k]++
+	}
+	w := make([]float64, len(srcs))
+	for i, k := range srcs {
+		w[i] = math.Pow(float64(n[k]), -a)
+	}
+	return w
 }
 
 // ridgeFit regresses y on one-hot features with an unpenalized intercept,
@@ -316,6 +336,7 @@ func FitPerf(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
 		for _, dec := range []bool{true, false} {
 			var feats [][]string
 			var y []float64
+			var srcs []string
 			for _, m := range rows {
 				eff, ok := rowEfficiency(c, m, &p, dec)
 				if !ok {
@@ -328,8 +349,9 @@ func FitPerf(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
 				b, _ := s.ResolveBackend()
 				feats = append(feats, Features(s, b))
 				y = append(y, math.Log(eff))
+				srcs = append(srcs, SourceKey(m))
 			}
-			e := robustFit(feats, y, opt.penalty)
+			e := robustFit(feats, y, sourceWeights(srcs, opt.SourceWeight), opt.penalty)
 			if dec {
 				p.Decode = e
 			} else {

@@ -18,6 +18,8 @@ import (
 // embedded overheads held, prints in-sample and leave-one-source-out
 // MdAPE, and writes every held-out row to $EXP_OUT (default
 // /tmp/loso.csv): the experiment loop behind docs/predictions.md.
+// EXP_DATA names another measurement CSV; EXP_SOURCE_WEIGHT sets
+// FitOptions.SourceWeight.
 func TestExpLOSO(t *testing.T) {
 	a, err := app.Open(app.Options{NoUserDirs: true})
 	if err != nil {
@@ -30,6 +32,9 @@ func TestExpLOSO(t *testing.T) {
 	c := *a.Catalog()
 	t0 := time.Now()
 	fo := planner.FitOptions{Ridge: planner.DefaultRidge, InteractionRidge: planner.DefaultInteractionRidge}
+	if v, err := strconv.ParseFloat(os.Getenv("EXP_SOURCE_WEIGHT"), 64); err == nil {
+		fo.SourceWeight = v
+	}
 	full := planner.FitPerfHeldOverheads(&c, ms.Rows, fo, *c.Perf)
 	in := planner.Validate(&c, ms.Rows, &full)
 	fmt.Printf("in-sample (%s): %s\n", time.Since(t0).Round(time.Second), in.Describe())

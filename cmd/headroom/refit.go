@@ -20,7 +20,7 @@ import (
 func newRefitCmd(g *globalOptions) *cobra.Command {
 	var data, out string
 	var cv, hold bool
-	var ridge, inter float64
+	var ridge, inter, srcw float64
 	cmd := &cobra.Command{
 		Use:   "refit [FILE.csv | --data FILE.csv]",
 		Short: "Refit the performance and memory model on measurements (reproducible; writes fitted.toml)",
@@ -38,6 +38,9 @@ and the fit quality, to a TOML profile. Rebuild to embed the result:
 			if !(ridge > 0) || math.IsInf(ridge, 0) {
 				return withCode(exitUsage, fmt.Errorf("--ridge %g: want a finite penalty above 0", ridge))
 			}
+			if !(srcw >= 0 && srcw <= 1) {
+				return withCode(exitUsage, fmt.Errorf("--source-weight %g: want an exponent from 0 (rows alike) to 1 (sources alike)", srcw))
+			}
 			if !(inter > 0) || math.IsInf(inter, 0) {
 				return withCode(exitUsage, fmt.Errorf("--interaction-ridge %g: want a finite factor above 0 (1 = the same penalty as main effects)", inter))
 			}
@@ -50,7 +53,7 @@ and the fit quality, to a TOML profile. Rebuild to embed the result:
 				return err
 			}
 			w := cmd.OutOrStdout()
-			r := a.Refit(ms, app.RefitOptions{Ridge: ridge, InteractionRidge: inter, CV: cv, HoldOverheads: hold, Date: time.Now().UTC().Format("2006-01-02")})
+			r := a.Refit(ms, app.RefitOptions{Ridge: ridge, InteractionRidge: inter, SourceWeight: srcw, CV: cv, HoldOverheads: hold, Date: time.Now().UTC().Format("2006-01-02")})
 			fmt.Fprintf(w, "memory: vLLM activation factor %.2f, reserve %s (kv_tokens MdAPE %.1f%%, %d rows)\n", r.Memory.VLLMActivationFactor, r.Memory.VLLMReserve, r.KVReport.MdAPE, r.KVReport.Rows)
 			fmt.Fprintf(w, "in-sample: %s\n", r.InSample.Describe())
 			for _, x := range []*planner.CrossValidation{r.CV, r.SourceCV} {
@@ -77,6 +80,7 @@ and the fit quality, to a TOML profile. Rebuild to embed the result:
 	cmd.Flags().BoolVar(&cv, "cv", false, "also run leave-one-hardware-out cross-validation (slower)")
 	cmd.Flags().BoolVar(&hold, "hold-overheads", false, "keep the current profile's host overheads (per layer, sequence, request) and fit only the efficiencies: judges a model change apart from the overhead search")
 	cmd.Flags().Float64Var(&ridge, "ridge", planner.DefaultRidge, "L2 penalty of the effect terms (chosen by leave-one-hardware-out validation)")
+	cmd.Flags().Float64Var(&srcw, "source-weight", 0, "weigh each row by (its source's rows)^-W in the efficiency fit: 0 = rows alike, 1 = sources alike (docs/predictions.md has the measurements)")
 	cmd.Flags().Float64Var(&inter, "interaction-ridge", planner.DefaultInteractionRidge, "multiply the penalty of interaction terms (arch*engine, engine*backend, …) by this; 1 = the same penalty as main effects (docs/predictions.md has the measurements)")
 	return cmd
 }
