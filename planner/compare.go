@@ -3,8 +3,6 @@ package planner
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 )
 
 // CompareRow is one machine of a side-by-side comparison.
@@ -41,28 +39,15 @@ type CompareRow struct {
 // machines in parallel on all CPUs.
 func Compare(req PlanRequest, machines []Hardware, devices []int) []CompareRow {
 	rows := make([]CompareRow, len(machines))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(machines)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				r := req
-				r.Hardware, r.bestOnly = machines[i], true
-				r.UsableMemory, r.HostMemory, r.UsableFor = 0, 0, nil
-				if i < len(devices) && devices[i] > 0 {
-					r.Devices = devices[i]
-				}
-				rows[i] = compareOne(r)
-			}
-		}()
-	}
-	for i := range machines {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	parallelFor(len(machines), func(i int) {
+		r := req
+		r.Hardware, r.bestOnly = machines[i], true
+		r.UsableMemory, r.HostMemory, r.UsableFor = 0, 0, nil
+		if i < len(devices) && devices[i] > 0 {
+			r.Devices = devices[i]
+		}
+		rows[i] = compareOne(r)
+	})
 	return rows
 }
 

@@ -3,10 +3,8 @@ package planner
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -217,9 +215,16 @@ func prefillBound(c *Catalog, m Measurement, p *PerfParams) bool {
 
 // robustFit is ridgeFit made robust to outlying rows by iteratively
 // reweighted least squares toward least absolute deviations (weights
-// prior/max(|residual|, 0.05), prior being each row's own weight), so the fit targets the median error that
-// validate reports rather than the mean square that outliers dominate.
+// prior/max(|residual|, 0.05), prior being each row's own weight, 1 when
+// nil), so the fit targets the median error that validate reports rather
+// than the mean square that outliers dominate.
 func robustFit(feats [][]string, y, prior []float64, lambda func(string) float64) Effects {
+	if prior == nil {
+		prior = make([]float64, len(y))
+		for i := range prior {
+			prior[i] = 1
+		}
+	}
 	w := make([]float64, len(y))
 	copy(w, prior)
 	var e Effects
@@ -349,9 +354,15 @@ func FitPerf(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
 				b, _ := s.ResolveBackend()
 				feats = append(feats, Features(s, b))
 				y = append(y, math.Log(eff))
-				srcs = append(srcs, SourceKey(m))
+				if opt.SourceWeight != 0 {
+					srcs = append(srcs, SourceKey(m))
+				}
 			}
-			e := robustFit(feats, y, sourceWeights(srcs, opt.SourceWeight), opt.penalty)
+			var prior []float64 // rows alike
+			if opt.SourceWeight != 0 {
+				prior = sourceWeights(srcs, opt.SourceWeight)
+			}
+			e := robustFit(feats, y, prior, opt.penalty)
 			if dec {
 				p.Decode = e
 			} else {
@@ -658,32 +669,18 @@ func leaveOneGroupOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfP
 	// every core, each fold's rows kept in the fold order so the report
 	// does not depend on scheduling.
 	perFold := make([][]RowResult, len(names))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(names)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				g := names[i]
-				var train []Measurement
-				for _, m := range rows {
-					if group(m) != g {
-						train = append(train, m)
-					}
-				}
-				p := FitPerfHeldOverheads(c, train, opt, full)
-				for _, m := range groups[g] {
-					perFold[i] = append(perFold[i], predictRow(c, m, &p))
-				}
+	parallelFor(len(names), func(i int) {
+		var train []Measurement
+		for _, m := range rows {
+			if group(m) != names[i] {
+				train = append(train, m)
 			}
-		}()
-	}
-	for i := range names {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+		}
+		p := FitPerfHeldOverheads(c, train, opt, full)
+		for _, m := range groups[names[i]] {
+			perFold[i] = append(perFold[i], predictRow(c, m, &p))
+		}
+	})
 	var res []RowResult
 	for _, f := range perFold {
 		res = append(res, f...)
