@@ -39,9 +39,9 @@ type engineRules interface {
 	// sampling and kernel launches, on backend b in release v ("" = the
 	// newest).
 	stepOverheadMs(b Backend, v string) float64
-	// schedLimits are the scheduler's default batch limits on a device of
-	// the architecture and memory.
-	schedLimits(arch string, mem Bytes) schedLimits
+	// schedLimits are the scheduler's default batch limits for the
+	// scenario: its device and the engine's release.
+	schedLimits(s Scenario) schedLimits
 	// chunkedPrefill reports whether the release splits long prompts into
 	// chunks batched with decodes (perf.go).
 	chunkedPrefill(s Scenario) bool

@@ -14,7 +14,7 @@ func TestEveryPolicyHasRules(t *testing.T) {
 		if !ok {
 			t.Fatalf("policy %s has no rules", p)
 		}
-		if l := r.schedLimits("hopper", 80*GiB); l.maxSeqs < 1 || l.budget < 1 {
+		if l := r.schedLimits(testServer()); l.maxSeqs < 1 || l.budget < 1 {
 			t.Errorf("%s: limits %+v", p, l)
 		}
 		if o := r.stepOverheadMs(CUDA, ""); !(o > 0 && o < 100) {

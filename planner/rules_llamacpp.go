@@ -291,7 +291,7 @@ func (llamaCppRules) stepOverheadMs(b Backend, _ string) float64 {
 
 // schedLimits: llama-server's parallel slots (-np, 4 when auto) and -b
 // 2048.
-func (llamaCppRules) schedLimits(string, Bytes) schedLimits {
+func (llamaCppRules) schedLimits(Scenario) schedLimits {
 	return schedLimits{maxSeqs: 4, budget: 2048}
 }
 

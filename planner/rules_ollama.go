@@ -172,7 +172,7 @@ func (ollamaRules) command(in *launchIn, l *Launch) (server, []string, error) {
 func (ollamaRules) stepOverheadMs(Backend, string) float64 { return 1 }
 
 // schedLimits: OLLAMA_NUM_PARALLEL 4 [U] and the runner's -b 2048.
-func (ollamaRules) schedLimits(string, Bytes) schedLimits {
+func (ollamaRules) schedLimits(Scenario) schedLimits {
 	return schedLimits{maxSeqs: 4, budget: 2048}
 }
 

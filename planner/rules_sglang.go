@@ -172,8 +172,8 @@ func (sglangRules) stepOverheadMs(_ Backend, v string) float64 {
 // schedLimits: max_running_requests bounded by the pool, and
 // chunked_prefill_size 8192 (2048 on GPUs under 32 GiB) [U: server_args.py
 // defaults].
-func (sglangRules) schedLimits(_ string, mem Bytes) schedLimits {
-	if mem >= 32*GiB {
+func (sglangRules) schedLimits(s Scenario) schedLimits {
+	if s.Hardware.Memory >= 32*GiB {
 		return schedLimits{maxSeqs: 4096, budget: 8192}
 	}
 	return schedLimits{maxSeqs: 4096, budget: 2048}

@@ -157,7 +157,7 @@ func (tgiRules) stepOverheadMs(Backend, string) float64 { return 4 }
 
 // schedLimits: max_batch_prefill_tokens 4096 and 128 concurrent requests
 // (router defaults [U]).
-func (tgiRules) schedLimits(string, Bytes) schedLimits {
+func (tgiRules) schedLimits(Scenario) schedLimits {
 	return schedLimits{maxSeqs: 128, budget: 4096}
 }
 

@@ -22,7 +22,7 @@ func (transformersRules) command(in *launchIn, _ *Launch) (server, []string, err
 func (transformersRules) stepOverheadMs(Backend, string) float64 { return 15 }
 
 // schedLimits: one generate call, the batch as given.
-func (transformersRules) schedLimits(string, Bytes) schedLimits {
+func (transformersRules) schedLimits(Scenario) schedLimits {
 	return schedLimits{maxSeqs: 1, budget: 1 << 20}
 }
 

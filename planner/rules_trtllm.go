@@ -83,7 +83,7 @@ func (trtllmRules) stepOverheadMs(Backend, string) float64 { return 1 }
 
 // schedLimits: max_batch_size 2048, max_num_tokens 8192 (trtllm-bench and
 // trtllm-serve defaults [U]).
-func (trtllmRules) schedLimits(string, Bytes) schedLimits {
+func (trtllmRules) schedLimits(Scenario) schedLimits {
 	return schedLimits{maxSeqs: 2048, budget: 8192}
 }
 

@@ -239,36 +239,64 @@ func vllmPaged(s Scenario, b Backend, maxLen Tokens) pagedPlan {
 	return p
 }
 
-func vllmBatchedTokens(s Scenario, maxLen Tokens) Tokens {
-	if s.MaxBatchedTokens > 0 {
-		return s.MaxBatchedTokens
-	}
+// vllmBatchDefaults are the OpenAI server's max_num_seqs and
+// max_num_batched_tokens in the scenario's release, for a server whose
+// max_model_len is maxLen; a scenario's own settings win. The profile run
+// sizes its activations from them (vllmPaged) and the scheduler admits
+// and chunks by them (schedLimits), so both read this one function.
+//
+//   - V0 (before 0.8.0) runs at most 256 sequences. With chunked prefill
+//     (chunkedPrefill) its token budget is 512 before 0.6.5 and 2048 from
+//     it (vllm/config.py SchedulerConfig; PR #10544 "Update default
+//     max_num_batch_tokens for chunked prefill to 2048", 2024-11);
+//     without it a step takes whole prompts, max(max_model_len, 2048)
+//     tokens. The published 128k-context runs without chunking (Phi-3,
+//     vLLM 0.6) imply that full-length profile: their non-KV memory is
+//     19-31 GiB.
+//   - V1 (0.8.0 on) takes the API server's defaults by device
+//     (EngineArgs.get_batch_defaults): 8192 tokens and 1024 sequences on
+//     devices of 70 GiB or more other than the A100, else 2048 and 256
+//     (PR #12369 raised them on H100/H200 in 2025-01, #17073 extended them
+//     by memory, #17885 took the A100 back out in 2025-05) [U: the release
+//     between 0.7 and 0.8.5 where max_num_seqs became 1024; taken as V1's
+//     first default release].
+func vllmBatchDefaults(s Scenario, maxLen Tokens) (seqs int, tokens Tokens) {
 	v := s.EngineVersion
-	// V0 without chunked prefill profiles max(max_model_len, 2048) tokens
-	// (vllm/engine/arg_utils.py, 0.4-0.7 era; modeling.md §1.2). The
-	// published 128k-context runs (Phi-3, vLLM 0.6) imply full-length
-	// profiling too: their non-KV memory is 19-31 GiB.
-	if !VersionAtLeast(v, "0.8.0") {
-		return max(maxLen, 2048)
+	switch {
+	case !VersionAtLeast(v, "0.8.0"):
+		seqs = 256
+		switch {
+		case !(vllmRules{}).chunkedPrefill(s):
+			tokens = max(maxLen, 2048)
+		case VersionAtLeast(v, "0.6.5"):
+			tokens = 2048
+		default:
+			tokens = 512
+		}
+	case s.deviceMemory() >= 70*GiB && !isA100(s.Hardware):
+		seqs, tokens = 1024, 8192
+	default:
+		seqs, tokens = 256, 2048
 	}
-	// V1 API-server defaults: 8192 on ≥70 GiB non-A100 devices, else 2048
-	// (EngineArgs.get_batch_defaults).
-	if s.deviceMemory() >= 70*GiB && !isA100(s.Hardware) {
-		return 8192
+	if s.MaxNumSeqs > 0 {
+		seqs = s.MaxNumSeqs
 	}
-	return 2048
+	if s.MaxBatchedTokens > 0 {
+		tokens = s.MaxBatchedTokens
+	}
+	return seqs, tokens
+}
+
+func vllmBatchedTokens(s Scenario, maxLen Tokens) Tokens {
+	_, t := vllmBatchDefaults(s, maxLen)
+	return t
 }
 
 func isA100(h Hardware) bool { return h.Arch == "ampere" && h.Compute == "8.0" }
 
 func vllmMaxSeqs(s Scenario) int {
-	if s.MaxNumSeqs > 0 {
-		return s.MaxNumSeqs
-	}
-	if s.deviceMemory() >= 70*GiB && !isA100(s.Hardware) && VersionAtLeast(s.EngineVersion, "0.10.0") {
-		return 1024
-	}
-	return 256
+	n, _ := vllmBatchDefaults(s, s.maxModelLen())
+	return n
 }
 
 // stepOverheadMs: vLLM's scheduler, sampler and launches per step. The V1
@@ -284,14 +312,11 @@ func (vllmRules) stepOverheadMs(_ Backend, v string) float64 {
 	return pythonStepMs(v, "0.8.0")
 }
 
-// schedLimits: max_num_seqs and max_num_batched_tokens defaults of the
-// OpenAI server (EngineArgs.get_batch_defaults): 1024 / 8192 on devices
-// of ≥70 GiB other than Ampere, else 256 / 2048.
-func (vllmRules) schedLimits(arch string, mem Bytes) schedLimits {
-	if mem >= 70*GiB && arch != "ampere" {
-		return schedLimits{maxSeqs: 1024, budget: 8192}
-	}
-	return schedLimits{maxSeqs: 256, budget: 2048}
+// schedLimits: the release's max_num_seqs and max_num_batched_tokens
+// (vllmBatchDefaults) for a server at the scenario's max_model_len.
+func (vllmRules) schedLimits(s Scenario) schedLimits {
+	n, t := vllmBatchDefaults(s, s.maxModelLen())
+	return schedLimits{maxSeqs: n, budget: int(t)}
 }
 
 // mixedSteps: prefill chunks ride with the decodes exactly when vLLM

@@ -197,6 +197,18 @@ func (s Scenario) concurrency() int {
 }
 
 // deviceMemory is what one device offers to a GPU engine.
+// maxModelLen is the longest sequence the server is started for: the
+// scenario's context, else the model's, else 4096 (fitPaged's rule).
+func (s Scenario) maxModelLen() Tokens {
+	switch {
+	case s.Context > 0:
+		return s.Context
+	case s.Model.MaxContext > 0:
+		return s.Model.MaxContext
+	}
+	return 4096
+}
+
 func (s Scenario) deviceMemory() Bytes {
 	if s.UsableMemory > 0 {
 		return s.UsableMemory

@@ -16,26 +16,20 @@ type schedLimits struct {
 	budget  int // prompt tokens per step (vLLM max_num_batched_tokens, SGLang chunked_prefill_size, TRT-LLM max_num_tokens)
 }
 
-// engineLimits are an engine's default batching limits on a device of
-// the architecture with mem bytes of memory: each engine's schedLimits
-// (rules_*.go, with their sources); one generate call for an engine
-// without rules.
-func engineLimits(policy Policy, arch string, mem Bytes) schedLimits {
-	if r, ok := rulesFor(policy); ok {
-		return r.schedLimits(arch, mem)
-	}
-	return schedLimits{maxSeqs: 1, budget: 1 << 20}
-}
-
-// limitsFor is engineLimits for a scenario. A GGML server runs as many
-// sequences at once as it has slots, and a scenario's concurrency is the
-// slots its launch command gives it (llama-server -np,
-// OLLAMA_NUM_PARALLEL: launchIn.conc); the rules' 4 is what a server left
-// on auto runs. Capped at its rules' 4, a burst of 100 prompts planned for
-// llama.cpp ran 4 at a time while the KV cache was sized for all 100
-// (-c 153600 over -np 4).
+// limitsFor are the engine's batching limits for a scenario: its rules'
+// schedLimits (rules_*.go, with their sources), or one sequence for an
+// engine without rules. A GGML server runs as many sequences at once as
+// it has slots, and a scenario's concurrency is the slots its launch
+// command gives it (llama-server -np, OLLAMA_NUM_PARALLEL: launchIn.conc);
+// the rules' 4 is what a server left on auto runs. Capped at its rules'
+// 4, a burst of 100 prompts planned for llama.cpp ran 4 at a time while
+// the KV cache was sized for all 100 (-c 153600 over -np 4).
 func limitsFor(s Scenario) schedLimits {
-	l := engineLimits(s.Engine.Policy, s.Hardware.Arch, s.Hardware.Memory)
+	r, ok := rulesFor(s.Engine.Policy)
+	if !ok {
+		return schedLimits{maxSeqs: 1, budget: 1 << 20}
+	}
+	l := r.schedLimits(s)
 	if s.Engine.IsGGML() && s.Concurrency > 0 {
 		l.maxSeqs = s.Concurrency
 	}

@@ -69,22 +69,50 @@ func TestGGMLEra(t *testing.T) {
 	}
 }
 
+// The scheduler's limits follow the device and the engine's release:
+// vLLM V1's API-server defaults by device, V0's 256 sequences with a
+// 512-token (before 0.6.5) or 2048-token chunk budget when it chunks, and
+// whole prompts, max(max_model_len, 2048), when it does not.
 func TestEngineLimits(t *testing.T) {
+	hopper := testServer().Hardware
+	hopper.Memory = 80 * GiB
+	a100 := hopper
+	a100.Arch, a100.Compute = "ampere", "8.0"
+	ada := hopper
+	ada.Arch, ada.Memory = "ada", 24*GiB
+	strix := hopper
+	strix.Arch, strix.Memory = "rdna3.5", 128*GiB
+	long, short := testServer().Model, testServer().Model
+	long.MaxContext, short.MaxContext = 131072, 8192
 	cases := []struct {
-		policy, arch string
-		mem          Bytes
-		seqs, budget int
+		policy, release string
+		hw              Hardware
+		model           Model
+		seqs, budget    int
 	}{
-		{"vllm", "hopper", 80 * GiB, 1024, 8192},
-		{"vllm", "ampere", 80 * GiB, 256, 2048}, // A100 keeps the small defaults
-		{"vllm", "ada", 24 * GiB, 256, 2048},
-		{"trtllm", "hopper", 141 * GiB, 2048, 8192},
-		{"llamacpp", "rdna3.5", 128 * GiB, 4, 2048},
+		{"vllm", "", hopper, long, 1024, 8192},
+		{"vllm", "0.11.0", a100, long, 256, 2048}, // A100 keeps the small defaults
+		{"vllm", "0.11.0", ada, long, 256, 2048},
+		{"vllm", "0.8.2", hopper, long, 1024, 8192},
+		{"vllm", "0.7.1", hopper, long, 256, 2048},  // V0 chunks past 32K, 2048 from 0.6.5
+		{"vllm", "0.6.0", a100, long, 256, 512},     // ... 512 before it
+		{"vllm", "0.6.0", hopper, short, 256, 8192}, // whole prompts: max(max_model_len, 2048)
+		{"vllm", "0.4.3", a100, long, 256, 131072},  // no chunking before 0.5.3
+		{"trtllm", "", hopper, long, 2048, 8192},
+		{"llamacpp", "", strix, long, 4, 2048},
 	}
 	for _, c := range cases {
-		l := engineLimits(Policy(c.policy), c.arch, c.mem)
-		if l.maxSeqs != c.seqs || l.budget != c.budget {
-			t.Errorf("%s on %s %v: %+v, want %d seqs %d tokens", c.policy, c.arch, c.mem, l, c.seqs, c.budget)
+		s := testServer()
+		s.Engine.Policy, s.EngineVersion, s.Hardware, s.Model = Policy(c.policy), c.release, c.hw, c.model
+		s.Concurrency = 0 // a GGML server on auto
+		if l := limitsFor(s); l.maxSeqs != c.seqs || l.budget != c.budget {
+			t.Errorf("%s %s on %s (%s context): %+v, want %d seqs %d tokens", c.policy, c.release, c.hw.Arch, c.model.MaxContext, l, c.seqs, c.budget)
+		}
+		// The memory plan profiles the same defaults the scheduler runs.
+		if c.policy == "vllm" {
+			if n, tok := vllmBatchDefaults(s, s.maxModelLen()); n != c.seqs || int(tok) != c.budget || vllmMaxSeqs(s) != c.seqs {
+				t.Errorf("vllm %s: profile run %d seqs %d tokens, scheduler %d/%d", c.release, n, tok, c.seqs, c.budget)
+			}
 		}
 	}
 }
