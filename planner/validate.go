@@ -17,6 +17,9 @@ type RowResult struct {
 	APE    float64 `json:"ape"`
 	Signed float64 `json:"signed"`
 	Err    string  `json:"error,omitempty"`
+	// Beyond is set when the measured value lies beyond what the row's
+	// own columns allow physically (RowBound): the bound and why.
+	Beyond *PhysicalBound `json:"beyond,omitempty"`
 }
 
 // MetricReport summarizes errors for one metric (or a breakdown cell).
@@ -42,6 +45,10 @@ type Report struct {
 	Worst    map[Metric][]RowResult             `json:"worst"`
 	// Unpredicted counts rows the model could not predict, by reason.
 	Unpredicted map[string]int `json:"unpredicted"`
+	// Beyond lists the rows whose measured value lies beyond the physical
+	// bound of their stated columns (RowResult.Beyond); they stay in
+	// every figure above.
+	Beyond []RowResult `json:"beyond_physical_bound,omitempty"`
 	Results     []RowResult    `json:"-"`
 }
 
@@ -57,6 +64,9 @@ func Validate(c *Catalog, rows []Measurement, p *PerfParams) Report {
 
 func predictRow(c *Catalog, m Measurement, p *PerfParams) RowResult {
 	r := RowResult{Row: m}
+	if b, ok := RowBound(c, m); ok && b.Breached(m.Value) {
+		r.Beyond = &b
+	}
 	v, err := PredictMeasurement(c, m, p)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
 		if err == nil {
@@ -77,6 +87,9 @@ func Summarize(c *Catalog, res []RowResult) Report {
 	byMetric := map[Metric][]RowResult{}
 	for _, r := range res {
 		byMetric[r.Row.Metric] = append(byMetric[r.Row.Metric], r)
+		if r.Beyond != nil {
+			rep.Beyond = append(rep.Beyond, r)
+		}
 		if r.Err != "" {
 			rep.Unpredicted[r.Err]++
 		}

@@ -114,6 +114,16 @@ func printReport(w io.Writer, rep planner.Report, rows bool, skipped int) {
 			fmt.Fprintf(w, "  %3d  %s\n", n, cell(why))
 		}
 	}
+	if len(rep.Beyond) > 0 {
+		fmt.Fprintf(w, "\nRows beyond what their own columns allow physically (%d, kept in every figure above): at the device's peak\n"+
+			"bandwidth and compute, the bytes and FLOPs the catalog gives the row's model and formats cannot reach the value.\n"+
+			"The run had something its columns do not say (a smaller weight or KV format, speculative decoding, another\n"+
+			"device), or the catalog's bytes for that format are too high:\n", len(rep.Beyond))
+		for _, r := range rep.Beyond {
+			fmt.Fprintf(w, "  %-13s meas %-9.4g %s  %s %s %s %s %s p%d g%d c%d\n", r.Row.Metric, r.Row.Value, r.Beyond,
+				cell(r.Row.Hardware), cell(r.Row.Engine), cell(r.Row.Model), cell(r.Row.Quant), cell(r.Row.KVType), r.Row.PromptTokens, r.Row.GenTokens, r.Row.Concurrency)
+		}
+	}
 	fmt.Fprintln(w, "\nWorst rows:")
 	for _, m := range planner.Metrics {
 		for _, r := range rep.Worst[m] {
