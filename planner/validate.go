@@ -48,8 +48,8 @@ type Report struct {
 	// Beyond lists the rows whose measured value lies beyond the physical
 	// bound of their stated columns (RowResult.Beyond); they stay in
 	// every figure above.
-	Beyond []RowResult `json:"beyond_physical_bound,omitempty"`
-	Results     []RowResult    `json:"-"`
+	Beyond  []RowResult `json:"beyond_physical_bound,omitempty"`
+	Results []RowResult `json:"-"`
 }
 
 // Validate predicts every row and reports error statistics per metric,
