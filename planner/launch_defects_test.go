@@ -333,6 +333,18 @@ func TestLaunchExpertDefaults(t *testing.T) {
 			t.Errorf("trtllm docker:\n%s", s)
 		}
 	})
+	t.Run("trtllm-serve: a 16-bit KV plan of ModelOpt formats says the checkpoint's FP8 KV wins", func(t *testing.T) {
+		for _, tc := range []struct {
+			quant, kv string
+			note      bool
+		}{{"fp8", "f16", true}, {"fp8", "fp8", false}, {"bf16", "f16", false}} {
+			l := fitCase{model: llama8, hw: "nvidia-h100-sxm5-80gb", quant: tc.quant, kv: tc.kv, engine: planner.TRTLLM, ctx: 4096}.launch(t, c, planner.LaunchOptions{})
+			got := strings.Contains(strings.Join(l.Notes, "\n"), "kv_cache_qformat fp8")
+			if got != tc.note {
+				t.Errorf("%s weights, %s KV: note %v, want %v: %q", tc.quant, tc.kv, got, tc.note, l.Notes)
+			}
+		}
+	})
 	t.Run("sglang serve on main, launch_server before", func(t *testing.T) {
 		f := fitCase{model: llama8, hw: "nvidia-h100-sxm5-80gb", quant: "bf16", engine: planner.SGLang, ctx: 4096}
 		if l := f.launch(t, c, planner.LaunchOptions{}); l.Argv[0] != "sglang" || l.Argv[1] != "serve" {

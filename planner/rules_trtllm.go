@@ -60,7 +60,22 @@ func (trtllmRules) quantizesOnLoad(QuantFamily) bool { return false }
 func (trtllmRules) command(in *launchIn, l *Launch) (server, []string, error) {
 	cmd, files := trtllmArgs(*in)
 	l.Files = files
-	return cmd, nil, nil
+	return cmd, trtllmKVNotes(in.s), nil
+}
+
+// trtllmKVNotes: without a dtype in kv_cache_config, TensorRT-LLM takes
+// the KV cache type the checkpoint names (hf_quant_config.json
+// kv_cache_quant_algo), and NVIDIA's ModelOpt exports of FP8 and NVFP4
+// weights name FP8 by default (ModelOpt examples/llm_ptq/hf_ptq.py
+// --kv_cache_qformat fp8; TensorRT-LLM's perf tables run those
+// checkpoints). A 16-bit-KV plan of those formats then holds only for a
+// checkpoint without one: the server would cache twice the tokens the
+// plan counts, so its fp8-KV row is the one to read.
+func trtllmKVNotes(s Scenario) []string {
+	if s.KV.ID == "fp8" || (s.Quant.Family != FamilyFP8 && s.Quant.Family != FamilyNVFP4) {
+		return nil
+	}
+	return []string{fmt.Sprintf("TensorRT-LLM caches KV in the type the checkpoint names: NVIDIA's ModelOpt %s checkpoints (nvidia/…) name FP8 (ModelOpt exports with --kv_cache_qformat fp8 by default), so with one of them the server runs this plan's fp8-KV variant, with twice the KV tokens; this %s-KV plan holds for a checkpoint whose hf_quant_config.json names no KV format", s.Quant.Name, s.KV.ID)}
 }
 
 // trtllmPaged is TensorRT-LLM's plan of a device: its KV cache takes
