@@ -374,6 +374,20 @@ func TestFP8OnStrixHaloRefusedEverywhere(t *testing.T) {
 	}
 }
 
+// TensorRT-LLM has no MXFP4 MoE kernel below Hopper ("WFP4A16 MoE is
+// unsupported on SM80"): gpt-oss on an A100 or an RTX 4090 is refused
+// there, and runs on an H100.
+func TestTRTLLMMXFP4NeedsHopper(t *testing.T) {
+	c := catalog(t)
+	for hw, ok := range map[string]bool{"nvidia-a100-sxm4-80gb": false, "nvidia-rtx-4090": false, "nvidia-h100-sxm5-80gb": true} {
+		_, err := fitCase{model: "openai/gpt-oss-20b", hw: hw, quant: "mxfp4", engine: planner.TRTLLM, ctx: 4096}.candidate(t, c)
+		var u *planner.UnsupportedError
+		if refused := errors.As(err, &u) && u.Reason == planner.ReasonComputeCapability; refused == ok {
+			t.Errorf("%s: %v", hw, err)
+		}
+	}
+}
+
 // --ctx-size (total cells) with -n 4 keeps 4 sequences resident, split or
 // unified: flags used to cut -np to 1 (issue 18, defect 1).
 func TestCtxSizeKeepsSlots(t *testing.T) {

@@ -18,8 +18,17 @@ func trtllmReleases() []EngineRelease {
 	)
 }
 
-// trtllmSupported: the FP8 KV cache needs FP8 hardware.
+// trtllmSupported: the FP8 KV cache needs FP8 hardware; MXFP4 MoE
+// weights need Hopper or Blackwell.
 func trtllmSupported(s Scenario, b Backend) *UnsupportedError {
+	if s.Quant.Family == FamilyMXFP4 && cudaCapability(s.Hardware) < 90 {
+		// examples/models/core/gpt_oss/README.md "MoE Support Matrix":
+		// Hopper runs MXFP4 experts with BF16 activations, Blackwell with
+		// MXFP8, nothing else; on an A100 trtllm-serve stops with
+		// "NotImplementedError: WFP4A16 MoE is unsupported on SM80"
+		// (GPUStack performance-lab, gpt-oss-20b on A100, v1.2.0rc1).
+		return refuse(s, ReasonComputeCapability, "TensorRT-LLM runs MXFP4 experts on Hopper and Blackwell only (WFP4A16 MoE is unsupported below SM90); %s is %s", s.Hardware.Name, capabilityText(s.Hardware))
+	}
 	if s.KV.ID == "fp8" && !s.Hardware.SupportsNative(FP8) {
 		// TensorRT-LLM support matrix: Ampere runs FP32/FP16/BF16/INT8/INT4,
 		// FP8 needs Ada (SM89), Hopper or Blackwell.
