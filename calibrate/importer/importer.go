@@ -171,8 +171,10 @@ func Import(r io.Reader, name string, ctx Context) (Result, error) {
 	sort.SliceStable(p.drafts, func(i, j int) bool { return p.drafts[i].line < p.drafts[j].line })
 	r2 := newResolver(ctx, p)
 	for _, d := range p.drafts {
-		res.Rows = append(res.Rows, printableRow(r2.finish(d)))
+		row := printableRow(r2.finish(d))
+		res.Rows = append(res.Rows, row)
 		res.Lines = append(res.Lines, d.line)
+		p.checkBound(ctx.Catalog, d.line, row)
 	}
 	res.Warnings = p.sortedWarnings()
 	return res, nil
@@ -356,6 +358,19 @@ func (p *parse) warn(line int, format string, a ...any) {
 	}
 	p.seen[msg] = true
 	p.warnings = append(p.warnings, Warning{File: p.name, Line: line, Msg: msg})
+}
+
+// checkBound warns about a row beyond what its own columns allow
+// physically (planner.RowBound): a device, model or format named wrong
+// (a flag or a guess from the file) shows here before the row reaches a
+// fit. The row is kept.
+func (p *parse) checkBound(c *planner.Catalog, line int, m planner.Measurement) {
+	if c == nil {
+		return
+	}
+	if b, ok := planner.RowBound(c, m); ok && b.Breached(m.Value) {
+		p.warn(line, "%s %.4g on %s (%s %s) is beyond what these columns allow physically, %s: check --hardware, --model, --quant and --kv-type", m.Metric, m.Value, m.Hardware, m.Model, m.Quant, b)
+	}
 }
 
 func (p *parse) errorf(line int, format string, a ...any) error {
