@@ -495,6 +495,14 @@ func TestVLLMBatchedTokensPerRelease(t *testing.T) {
 	if n := atoi(t, flagValue(t, now.Argv, "--max-num-batched-tokens")); n != 2048 {
 		t.Errorf("vLLM 0.11: --max-num-batched-tokens %d, the V1 default for a 48 GB card is 2048", n)
 	}
+	// Past 32K, V0 chunks prefills by itself: the budget stays a chunk's,
+	// not the 64K context (whose activations the profile run would take
+	// from the KV pool).
+	long := f
+	long.ctx = 65536
+	if n := atoi(t, flagValue(t, long.launch(t, c, planner.LaunchOptions{Release: "0.6.0"}).Argv, "--max-num-batched-tokens")); n > 8192 {
+		t.Errorf("vLLM 0.6.0 at a 64K context chunks prefills: --max-num-batched-tokens %d", n)
+	}
 }
 
 // Ollama's default context follows the release (envconfig/config.go at

@@ -164,21 +164,29 @@ func vllmCPUEnv(c Candidate) (map[string]string, []string) {
 }
 
 // vllmV1 is the first release whose default engine (V1) always chunks
-// prefills; before it a prompt must fit one step, and vLLM refuses to
-// start when --max-num-batched-tokens is below --max-model-len
-// (SchedulerConfig._verify_args, vllm/config.py @ v0.6.0).
+// prefills; before it a prompt that is not chunked must fit one step, and
+// vLLM refuses to start when --max-num-batched-tokens is below
+// --max-model-len without chunked prefill (SchedulerConfig._verify_args,
+// vllm/config.py @ v0.6.0).
 var vllmV1 = MustRelease("0.8.0")
 
 // vllmLaunchBatched is --max-num-batched-tokens: the plan's, raised to the
-// context on releases before V1 (the plan may have been made for another
-// release than the command's).
+// context on releases before V1 that will not chunk prefills at the
+// command's --max-model-len (the plan may have been made for another
+// release than the command's). A V0 server that chunks (past 32K,
+// chunkedPrefill) runs the plan's budget: raising it to a 64K context
+// would profile, and take from the KV pool, activations for 64K tokens.
 func vllmLaunchBatched(in launchIn) Tokens {
 	var n Tokens
 	if v, err := ParseTokens(in.c.Fit.Flags["max_num_batched_tokens"]); err == nil {
 		n = v
 	}
 	if !in.rel.Release.IsNewest() && in.rel.Release.Compare(vllmV1) < 0 {
-		n = max(n, in.ctx, 2048)
+		s := in.s
+		s.EngineVersion, s.Context = in.rel.Release.String(), in.ctx
+		if !(vllmRules{}).chunkedPrefill(s) {
+			n = max(n, in.ctx, 2048)
+		}
 	}
 	return n
 }
