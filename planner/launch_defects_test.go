@@ -388,6 +388,26 @@ func TestTRTLLMMXFP4NeedsHopper(t *testing.T) {
 	}
 }
 
+// FP8 weights below Ada: SGLang and TensorRT-LLM stop at load on an A100
+// (GPUStack's logs), vLLM runs them through weight-only FP8 Marlin.
+func TestFP8OnAmpereOnlyVLLM(t *testing.T) {
+	c := catalog(t)
+	for _, tc := range []struct {
+		engine planner.EngineID
+		hw     string
+		ok     bool
+	}{
+		{planner.SGLang, "nvidia-a100-sxm4-80gb", false}, {planner.TRTLLM, "nvidia-a100-sxm4-80gb", false},
+		{planner.VLLM, "nvidia-a100-sxm4-80gb", true}, {planner.SGLang, "nvidia-h100-sxm5-80gb", true}, {planner.TRTLLM, "nvidia-h100-sxm5-80gb", true},
+	} {
+		_, err := fitCase{model: "meta-llama/Llama-3.1-8B-Instruct", hw: tc.hw, quant: "fp8", engine: tc.engine, ctx: 4096}.candidate(t, c)
+		var u *planner.UnsupportedError
+		if refused := errors.As(err, &u) && u.Reason == planner.ReasonComputeCapability; refused == tc.ok {
+			t.Errorf("%s on %s: %v", tc.engine, tc.hw, err)
+		}
+	}
+}
+
 // --ctx-size (total cells) with -n 4 keeps 4 sequences resident, split or
 // unified: flags used to cut -np to 1 (issue 18, defect 1).
 func TestCtxSizeKeepsSlots(t *testing.T) {

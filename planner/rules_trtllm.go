@@ -21,6 +21,13 @@ func trtllmReleases() []EngineRelease {
 // trtllmSupported: the FP8 KV cache needs FP8 hardware; MXFP4 MoE
 // weights need Hopper or Blackwell.
 func trtllmSupported(s Scenario, b Backend) *UnsupportedError {
+	if s.Quant.Family == FamilyFP8 && cudaCapability(s.Hardware) > 0 && cudaCapability(s.Hardware) < 89 {
+		// No weight-only FP8 path below Ada: on an A100 trtllm-serve stops
+		// on Qwen3-14B-FP8 and Qwen3-32B-FP8 with "RuntimeError:
+		// Unsupported SM version for FP8 block scaling GEMM" (GPUStack
+		// performance-lab, v1.2.0rc1).
+		return refuse(s, ReasonComputeCapability, "TensorRT-LLM's FP8 GEMMs need compute capability 8.9+ (Ada, Hopper, Blackwell); %s is %s", s.Hardware.Name, capabilityText(s.Hardware))
+	}
 	if s.Quant.Family == FamilyMXFP4 && cudaCapability(s.Hardware) < 90 {
 		// examples/models/core/gpt_oss/README.md "MoE Support Matrix":
 		// Hopper runs MXFP4 experts with BF16 activations, Blackwell with
