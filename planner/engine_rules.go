@@ -182,10 +182,10 @@ func commonKernelGate(s Scenario, b Backend) *UnsupportedError {
 	case q.NeedsNative == FP8 && !h.SupportsNative(FP8) && b != CUDA:
 		return refuse(s, ReasonNoKernel, "no FP8 kernel for %s on %s (FP8 needs Ada/Hopper/Blackwell or MI300-class)", h.Arch, b)
 	case q.NeedsNative == FP8 && !h.SupportsNative(FP8) && b == CUDA && !s.Engine.IsGGML() && cudaCapability(h) > 0 && cudaCapability(h) < 80:
-		// vLLM runs FP8 on Ampere through the weight-only FP8 Marlin (SGLang
-		// and TensorRT-LLM refuse it there in their rules)
+		// vLLM runs FP8 on Ampere through the weight-only FP8 Marlin
 		// kernel, which needs sm80 (vllm/model_executor/layers/quantization/
-		// fp8.py get_min_capability 80 @ v0.11.0).
+		// fp8.py get_min_capability 80 @ v0.11.0); SGLang and TensorRT-LLM
+		// refuse FP8 below Ada in their own rules.
 		return refuse(s, ReasonComputeCapability, "FP8 weights need compute capability 8.0+ (weight-only FP8 Marlin on Ampere, native on Ada/Hopper); %s is %s", h.Name, capabilityText(h))
 	case q.NeedsNative == FP4 && !h.SupportsNative(FP4) && h.Arch != "blackwell":
 		return refuse(s, ReasonNoKernel, "NVFP4 needs Blackwell")
