@@ -96,11 +96,5 @@ func TestPredictionsWithinPhysicalBounds(t *testing.T) {
 	if bounded < len(rows)/2 {
 		t.Errorf("only %d of %d rows have a physical bound", bounded, len(rows))
 	}
-	rep := planner.Validate(c, rows, c.Perf)
-	for _, r := range rep.Beyond {
-		if r.Beyond == nil || !r.Beyond.Breached(r.Row.Value) {
-			t.Errorf("listed beyond its bound but not: %+v", r)
-		}
-	}
-	t.Logf("%d of %d rows bounded; %d published rows lie beyond their columns' bound", bounded, len(rows), len(rep.Beyond))
+	t.Logf("%d of %d rows bounded", bounded, len(rows))
 }

@@ -151,14 +151,8 @@ func fitPaged(s Scenario, b Backend, plan func(Scenario, Backend, Tokens) pagedP
 	tp := s.devices()
 	dev := s.deviceMemory()
 	kvTok := perStage(KVBytesPerToken(s.Model, s.KV, tp), s.stages())
-	maxLen := s.Context
-	auto := maxLen == 0
-	if auto {
-		maxLen = s.Model.MaxContext
-		if maxLen == 0 {
-			maxLen = 4096
-		}
-	}
+	auto := s.Context == 0
+	maxLen := s.maxModelLen()
 	p := plan(s, b, maxLen)
 	pool := p.pool(dev)
 	r := FitResult{WeightBytes: WeightBytes(s.Model, s.Quant), KVBytesPerToken: kvTok, GPULayers: s.Model.Layers}

@@ -196,9 +196,8 @@ func (s Scenario) concurrency() int {
 	return s.Concurrency
 }
 
-// deviceMemory is what one device offers to a GPU engine.
 // maxModelLen is the longest sequence the server is started for: the
-// scenario's context, else the model's, else 4096 (fitPaged's rule).
+// scenario's context, else the model's, else 4096.
 func (s Scenario) maxModelLen() Tokens {
 	switch {
 	case s.Context > 0:
@@ -209,6 +208,7 @@ func (s Scenario) maxModelLen() Tokens {
 	return 4096
 }
 
+// deviceMemory is what one device offers to a GPU engine.
 func (s Scenario) deviceMemory() Bytes {
 	if s.UsableMemory > 0 {
 		return s.UsableMemory

@@ -58,15 +58,17 @@ func Validate(c *Catalog, rows []Measurement, p *PerfParams) Report {
 	res := make([]RowResult, len(rows))
 	for i, m := range rows {
 		res[i] = predictRow(c, m, p)
+		// The bound needs no fit: here, not in predictRow, which the
+		// overhead search and the folds call for every row again.
+		if b, ok := RowBound(c, m); ok && b.Breached(m.Value) {
+			res[i].Beyond = &b
+		}
 	}
 	return Summarize(c, res)
 }
 
 func predictRow(c *Catalog, m Measurement, p *PerfParams) RowResult {
 	r := RowResult{Row: m}
-	if b, ok := RowBound(c, m); ok && b.Breached(m.Value) {
-		r.Beyond = &b
-	}
 	v, err := PredictMeasurement(c, m, p)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
 		if err == nil {
