@@ -352,7 +352,7 @@ func FitPerf(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
 					continue
 				}
 				b, _ := s.ResolveBackend()
-				feats = append(feats, Features(s, b))
+				feats = append(feats, Features(s, b, dec))
 				y = append(y, math.Log(eff))
 				if opt.SourceWeight != 0 {
 					srcs = append(srcs, SourceKey(m))

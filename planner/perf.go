@@ -76,7 +76,9 @@ func (p Prediction) Makespan(n int) Milliseconds {
 // MLPerf v4.1; without the split each taught the other the wrong speed
 // when held out), "nonnative" when the format's math has no native tensor path on the
 // device (INT8 on RDNA3.5, FP8 on Ampere: modeling.md §3.6, seed 002).
-func Features(s Scenario, b Backend) []string {
+// decode says which of the two models they are for: they differ only in
+// how a llama.cpp build's age is encoded (ggmlBuildFeatures).
+func Features(s Scenario, b Backend, decode bool) []string {
 	h := s.Hardware
 	eng := string(s.Engine.ID)
 	quant, family := s.Quant.ID, string(s.Quant.Family)
@@ -111,7 +113,7 @@ func Features(s Scenario, b Backend) []string {
 		// ggml's kernels changed a lot between builds on the same device
 		// (gpt-oss-20b decode on Strix Halo: 43 → 73 tok/s over 2025):
 		// the build's year is an input, the newest when unstated.
-		f = append(f, "ggml-era="+ggmlEra(s.EngineVersion))
+		f = append(f, ggmlBuildFeatures(ggmlEra(s.EngineVersion), decode)...)
 	}
 	if r := releaseLine(s.EngineVersion); r != "" && !s.Engine.IsGGML() {
 		// A serving engine's release line (vLLM 0.4 → 0.11 rewrote its
@@ -133,13 +135,66 @@ func Features(s Scenario, b Backend) []string {
 	return f
 }
 
+// ggmlYears are the llama.cpp build years the efficiency fit tells
+// apart (ggmlEra), oldest first; the last is the newest, what a user who
+// does not say which build they run gets.
+var ggmlYears = []string{"2023", "2024", "2025", "2026"}
+
+// ggmlBuildFeatures encode a llama.cpp build's year for the decode or the
+// prefill efficiency model.
+//
+// Prefill gets one feature per year boundary the build is older than
+// ("ggml-before=2026" for every build before 2026, "ggml-before=2025"
+// for every one before 2025, …): prompt processing got faster build after
+// build (quantized matrix-matrix kernels, flash attention, tensor-core
+// paths), so a build older than any a fit has seen is predicted at least
+// as slow as the oldest it has, not at the mean of all years, which a
+// feature per year gives an unseen year. Measured (2026-11-28, 1,045
+// rows, overheads held): held out by source, prefill MdAPE 28.1 → 22.0%
+// (XiongjieDai's May-2024 builds +22 → −5% signed, discussion #4167's
+// 2023 build +43 → +19%).
+//
+// Decode keeps one feature per year: decode is bound by memory and its
+// kernels did not move one way across builds; the encoding above on
+// decode as well took held-out decode from 14.6 to 16.3%.
+func ggmlBuildFeatures(era string, decode bool) []string {
+	if decode {
+		return []string{"ggml-era=" + era}
+	}
+	var f []string
+	for _, y := range ggmlYears[1:] {
+		if era < y {
+			f = append(f, "ggml-before="+y)
+		}
+	}
+	return f
+}
+
+// ggmlCommitYears are llama.cpp commits that published benchmarks name
+// without a build number, with the year the commit was made: the year
+// cannot be read from a hash, and unknown is taken for the newest.
+var ggmlCommitYears = map[string]string{
+	// 8e672efe632bb6a7333964a255c4b96f018b9a65, 2023-11-21: the build of
+	// discussion #4167's Apple-silicon table ("main table on fixed build
+	// 8e672ef (2023-11-21)").
+	"8e672ef": "2023",
+	// 5143fa895e7725c5bd2135daf7d8f793d98fa91c, about 2025-09-05 (a
+	// project vendoring it records that date), in discussion #15013's
+	// CUDA table.
+	"5143fa8": "2025",
+}
+
 // ggmlEra is the year of a llama.cpp build named in an engine_version
-// ("b6918 (2f68ce7cf)", "May-2024 master", "Aug-2025"): a bNNNN build
-// number maps by the release tags' dates (b1700 ≈ Jan 2024, b4400 ≈ Jan
-// 2025, b7600 ≈ Jan 2026 [U: approximate]), else a four-digit year in
-// the text; unknown (a bare commit, blank) is the newest, 2026, which is
-// what a user who does not say runs.
+// ("b6918 (2f68ce7cf)", "May-2024 master", "Aug-2025", "8e672ef"): a
+// bNNNN build number maps by the release tags' dates (b1700 ≈ Jan 2024,
+// b4400 ≈ Jan 2025, b7600 ≈ Jan 2026 [U: approximate]), a commit by
+// ggmlCommitYears, else a four-digit year in the text; unknown (another
+// bare commit, blank) is the newest, 2026, which is what a user who does
+// not say runs.
 func ggmlEra(v string) string {
+	if y, ok := ggmlCommitYears[leadingHex(v, 7)]; ok {
+		return y
+	}
 	if n, ok := buildNumber(v); ok {
 		switch {
 		case n < 1700:
@@ -151,12 +206,27 @@ func ggmlEra(v string) string {
 		}
 		return "2026"
 	}
-	for _, y := range []string{"2023", "2024", "2025", "2026"} {
+	for _, y := range ggmlYears {
 		if strings.Contains(v, y) {
 			return y
 		}
 	}
-	return "2026"
+	return ggmlYears[len(ggmlYears)-1]
+}
+
+// leadingHex is the first n characters of v when they are lower-case hex
+// digits (a git commit's short hash), else "".
+func leadingHex(v string, n int) string {
+	v = strings.TrimSpace(v)
+	if len(v) < n {
+		return ""
+	}
+	for _, r := range v[:n] {
+		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
+			return ""
+		}
+	}
+	return v[:n]
 }
 
 // releaseLine is the major.minor of a release named in an engine_version
@@ -511,10 +581,9 @@ type termsKey struct {
 }
 
 func lookupTerms(s Scenario, b Backend, p *PerfParams) fittedTerms {
-	f := Features(s, b)
 	return fittedTerms{
-		effD:  p.Decode.Eval(f, 0.02, 1.0),
-		effP:  p.Prefill.Eval(f, 0.005, 1.0),
+		effD:  p.Decode.Eval(Features(s, b, true), 0.02, 1.0),
+		effP:  p.Prefill.Eval(Features(s, b, false), 0.005, 1.0),
 		queue: [2]float64{queueFactor(p, s, false), queueFactor(p, s, true)},
 	}
 }

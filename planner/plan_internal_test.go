@@ -132,7 +132,7 @@ func TestMarlinInt4SharesFeatures(t *testing.T) {
 	gptq := Quant{ID: "gptq-int4", Family: FamilyGPTQ, LinearBPW: 4.125}
 	feats := func(arch, policy string, b Backend, q Quant) string {
 		s := Scenario{Hardware: Hardware{Arch: arch, Kind: KindGPU}, Engine: Engine{ID: EngineID(policy), Policy: Policy(policy)}, Quant: q}
-		return strings.Join(Features(s, b), " ")
+		return strings.Join(Features(s, b, true), " ")
 	}
 	for _, c := range []struct {
 		arch, policy string

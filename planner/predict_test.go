@@ -150,11 +150,11 @@ func TestDieLinkFeature(t *testing.T) {
 		}
 		return false
 	}
-	if has(Features(s, CUDA)) {
+	if has(Features(s, CUDA, true)) {
 		t.Error("single-die device got a die-link feature")
 	}
 	s.Hardware.DieLink = "ultrafusion"
-	if !has(Features(s, CUDA)) {
+	if !has(Features(s, CUDA, true)) {
 		t.Error("Ultra device lacks the die-link feature")
 	}
 }

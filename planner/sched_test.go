@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -61,11 +62,39 @@ func TestSeqOverheadScalesWithBatch(t *testing.T) {
 func TestGGMLEra(t *testing.T) {
 	for v, want := range map[string]string{
 		"b6918 (2f68ce7cf)": "2025", "b7948 (b828e18c7)": "2026", "b3622 (93bc3839)": "2024", "b1000": "2023",
-		"May-2024 master": "2024", "Aug-2025": "2025", "8e672ef (see notes)": "2026", "": "2026", "b": "2026",
+		"May-2024 master": "2024", "Aug-2025": "2025", "8e672ef (see notes)": "2023", "5143fa8": "2025", "79c1160/5143fa8": "2026", "d05fe1d": "2026", "": "2026", "b": "2026", "8E672EF": "2026",
 	} {
 		if got := ggmlEra(v); got != want {
 			t.Errorf("ggmlEra(%q) = %s, want %s", v, got, want)
 		}
+	}
+}
+
+// A llama.cpp build's year reaches the prefill model as the year
+// boundaries it is older than, so an older build carries every feature a
+// newer old build does (an unseen older year is predicted at least as
+// slow as the oldest seen), and the decode model as one feature per year.
+func TestGGMLBuildFeatures(t *testing.T) {
+	for era, want := range map[string]string{
+		"2023": "ggml-before=2024 ggml-before=2025 ggml-before=2026",
+		"2024": "ggml-before=2025 ggml-before=2026",
+		"2025": "ggml-before=2026",
+		"2026": "",
+	} {
+		if got := strings.Join(ggmlBuildFeatures(era, false), " "); got != want {
+			t.Errorf("prefill features of a %s build = %q, want %q", era, got, want)
+		}
+		if got := strings.Join(ggmlBuildFeatures(era, true), " "); got != "ggml-era="+era {
+			t.Errorf("decode features of a %s build = %q, want ggml-era=%s", era, got, era)
+		}
+	}
+	s := Scenario{Engine: Engine{ID: LlamaCpp, Policy: PolicyLlamaCpp}, EngineVersion: "8e672ef (see notes)"}
+	if f := strings.Join(Features(s, Metal, false), " "); !strings.Contains(f, "ggml-before=2024") || strings.Contains(f, "ggml-era=") {
+		t.Errorf("prefill features of a 2023 llama.cpp build: %s", f)
+	}
+	s.Engine = Engine{ID: VLLM, Policy: PolicyVLLM}
+	if f := strings.Join(Features(s, CUDA, false), " "); strings.Contains(f, "ggml-") {
+		t.Errorf("a vLLM scenario got llama.cpp build features: %s", f)
 	}
 }
 
