@@ -150,9 +150,10 @@ var ggmlYears = []string{"2023", "2024", "2025", "2026"}
 // paths), so a build older than any a fit has seen is predicted at least
 // as slow as the oldest it has, not at the mean of all years, which a
 // feature per year gives an unseen year. Measured (2026-11-28, 1,045
-// rows, overheads held): held out by source, prefill MdAPE 28.1 → 22.0%
-// (XiongjieDai's May-2024 builds +22 → −5% signed, discussion #4167's
-// 2023 build +43 → +19%).
+// rows, overheads held): held out by source, prefill MdAPE 28.1 → 22.2%
+// (XiongjieDai's May-2024 builds +22 → −8% signed, discussion #4167's
+// 2023 build +43 → +17%), at 3 points of held-out output throughput
+// (docs/predictions.md).
 //
 // Decode keeps one feature per year: decode is bound by memory and its
 // kernels did not move one way across builds; the encoding above on
@@ -260,7 +261,8 @@ func allDigits(s string) bool {
 	return true
 }
 
-// buildNumber reads a llama.cpp build tag "bNNNN" at the start of v.
+// buildNumber reads a llama.cpp build tag "bNNNN" at the start of v; a
+// commit hash that starts with b and digits ("b3622ab") is not one.
 func buildNumber(v string) (int, bool) {
 	v = strings.TrimSpace(v)
 	if len(v) < 2 || v[0] != 'b' {
@@ -269,6 +271,9 @@ func buildNumber(v string) (int, bool) {
 	n, i := 0, 1
 	for ; i < len(v) && v[i] >= '0' && v[i] <= '9' && i < 8; i++ {
 		n = n*10 + int(v[i]-'0')
+	}
+	if i < len(v) && (v[i] >= 'a' && v[i] <= 'f' || v[i] >= '0' && v[i] <= '9') {
+		return 0, false
 	}
 	return n, i > 1
 }

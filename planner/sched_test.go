@@ -62,7 +62,7 @@ func TestSeqOverheadScalesWithBatch(t *testing.T) {
 func TestGGMLEra(t *testing.T) {
 	for v, want := range map[string]string{
 		"b6918 (2f68ce7cf)": "2025", "b7948 (b828e18c7)": "2026", "b3622 (93bc3839)": "2024", "b1000": "2023",
-		"May-2024 master": "2024", "Aug-2025": "2025", "8e672ef (see notes)": "2023", "5143fa8": "2025", "79c1160/5143fa8": "2026", "d05fe1d": "2026", "": "2026", "b": "2026", "8E672EF": "2026",
+		"May-2024 master": "2024", "Aug-2025": "2025", "8e672ef (see notes)": "2023", "5143fa8": "2025", "79c1160/5143fa8": "2026", "d05fe1d": "2026", "": "2026", "b": "2026", "8E672EF": "2026", "b3622ab": "2026", "b1000-cuda": "2023",
 	} {
 		if got := ggmlEra(v); got != want {
 			t.Errorf("ggmlEra(%q) = %s, want %s", v, got, want)
