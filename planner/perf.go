@@ -851,8 +851,28 @@ func smallBatchGEMM(e Engine, cols float64) float64 {
 // modeling.md §3.1), at η_p of the device's peak.
 func (pm perfModel) prefillCompute(n, d float64) float64 {
 	m := pm.s.Model
-	flops := 2*float64(m.active())*n + 2*float64(m.Layers)*attnDim(m)*(n*n+2*n*d)
+	flops := pm.linearPrefillFLOPs(n) + 2*float64(m.Layers)*attnDim(m)*(n*n+2*n*d)
 	return flops / float64(speedDevices(pm.s)) / (pm.peak * pm.effP) * 1000
+}
+
+// linearPrefillFLOPs is 2·N_act·t, the FLOPs of t prompt tokens through
+// the linear layers (modeling.md §3.1), with the experts' share counted at
+// the small-batch efficiency a GGML engine's expert products reach:
+// llama-server multiplies a prompt in ubatches of -ub tokens
+// (llamaUbatch), and each expert sees only the tokens routed to it,
+// ub·k/E_touched(ub) columns (32 for a 128-expert top-8 model), on the
+// same curve as a decode step's (smallBatchGEMM, decodeCompute). Other
+// engines' fused MoE kernels carry their cost in the fitted efficiency.
+func (pm perfModel) linearPrefillFLOPs(t float64) float64 {
+	m := pm.s.Model
+	act := float64(m.active())
+	if !m.IsMoE() || !pm.s.Engine.IsGGML() || t < 1 {
+		return 2 * act * t
+	}
+	ub := math.Min(t, float64(llamaUbatch))
+	experts := math.Min(float64(m.ExpertParams())*float64(m.TopK)/float64(m.Experts), act)
+	cols := ub * float64(m.TopK) / math.Max(expertsTouched(m.Experts, m.TopK, int(ub)), 1)
+	return 2*(act-experts)*t + 2*experts*t/smallBatchGEMM(pm.s.Engine, cols)
 }
 
 // prefill is the ms to prefill n tokens at depth d in one request: at
@@ -989,7 +1009,7 @@ func (pm perfModel) batchPrefillCompute(n Tokens, b int) float64 {
 	m := pm.s.Model
 	seqs := float64(max(b, 1))
 	tot := float64(n) * seqs
-	flops := 2*float64(m.active())*tot + seqs*2*float64(m.Layers)*attnDim(m)*float64(n)*float64(n)
+	flops := pm.linearPrefillFLOPs(tot) + seqs*2*float64(m.Layers)*attnDim(m)*float64(n)*float64(n)
 	return flops / float64(speedDevices(pm.s)) / (pm.peak * pm.effP) * 1000
 }
 

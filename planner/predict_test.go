@@ -372,6 +372,49 @@ func TestMoEExpertColumns(t *testing.T) {
 	}
 }
 
+// A prompt's expert products in a GGML engine see the tokens of one
+// ubatch routed to each expert, ub·k/E_touched(ub) columns, so an MoE
+// prefill runs its experts at that small-batch efficiency (a 128-expert
+// top-8 model: 32 columns, two thirds of the large-batch rate); a dense
+// model and a vLLM prefill count 2·N_act FLOPs per token as before.
+func TestMoEPrefillExpertColumns(t *testing.T) {
+	s := testCPU()
+	s.Hardware.TFLOPS = map[Precision]float64{FP16: 30, FP32: 30}
+	dense := newPerfModel(s, nil)
+	act := float64(s.Model.active())
+	for _, n := range []float64{64, 512, 4096} {
+		if got := dense.linearPrefillFLOPs(n); math.Abs(got-2*act*n) > 1e-9*got {
+			t.Errorf("dense, %g tokens: %.4g FLOPs, want 2·N_act·n = %.4g", n, got, 2*act*n)
+		}
+	}
+	moe := s
+	moe.Model.Experts, moe.Model.TopK = 128, 8
+	pm := newPerfModel(moe, nil)
+	mact := float64(moe.Model.active())
+	ex := math.Min(float64(moe.Model.ExpertParams())*8/128, mact)
+	if ex <= 0 {
+		t.Fatal("test model has no expert parameters")
+	}
+	for _, c := range []struct{ n, ub float64 }{{512, 512}, {4096, 512}, {100, 100}} {
+		cols := c.ub * 8 / expertsTouched(128, 8, int(c.ub))
+		want := 2*(mact-ex)*c.n + 2*ex*c.n*(cols+16)/cols
+		if got := pm.linearPrefillFLOPs(c.n); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("MoE, %g tokens: %.4g FLOPs, want %.4g (%.1f columns per expert)", c.n, got, want, cols)
+		}
+		if got := pm.linearPrefillFLOPs(c.n); got <= 2*mact*c.n {
+			t.Errorf("MoE, %g tokens: %.4g FLOPs, not above the large-batch count %.4g", c.n, got, 2*mact*c.n)
+		}
+	}
+	if cols := 512.0 * 8 / expertsTouched(128, 8, 512); cols < 31 || cols > 33 {
+		t.Errorf("a 512-token ubatch on a 128-expert top-8 model gives %.1f columns per expert, want about 32", cols)
+	}
+	v := moe
+	v.Engine = Engine{ID: "vllm", Policy: "vllm"}
+	if got := newPerfModel(v, nil).linearPrefillFLOPs(512); math.Abs(got-2*mact*512) > 1e-9*got {
+		t.Errorf("vllm MoE prefill: %.4g FLOPs, want %.4g (no column factor)", got, 2*mact*512)
+	}
+}
+
 // Weights left in system RAM on a discrete GPU: a decode step below
 // ggml's op-offload batch (32) runs them on the CPU, reading the dense
 // weights and only the experts its tokens touch; from 32 tokens on each
