@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"testing"
 	"time"
@@ -119,5 +120,46 @@ func TestExpBurstCaps(t *testing.T) {
 		}
 		pred, _ := planner.PredictMeasurement(c, m, c.Perf)
 		fmt.Printf("%-22s %d %-7s %-10s %-28s %-6s p%-5d g%-4d N=%-5d cap=%-5d %-13s meas %9.4g pred %9.4g %+5.0f%%\n", m.Hardware, m.Devices, m.Engine, m.EngineVersion, m.Model[max(0, len(m.Model)-28):], m.Quant, m.PromptTokens, m.GenTokens, w.Burst, capN, m.Metric, m.Value, pred, (pred/m.Value-1)*100)
+	}
+}
+
+// TestExpInSample (go test -tags exp -run ExpInSample ./planner) refits
+// with the embedded overheads held and prints in-sample MdAPE and the
+// named groups' medians: a quick look before a leave-one-source-out run.
+func TestExpInSample(t *testing.T) {
+	a, err := app.Open(app.Options{NoUserDirs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := app.LoadMeasurements(os.Getenv("EXP_DATA"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := *a.Catalog()
+	fo := planner.FitOptions{Ridge: planner.DefaultRidge, InteractionRidge: planner.DefaultInteractionRidge}
+	full := planner.FitPerfHeldOverheads(&c, ms.Rows, fo, *c.Perf)
+	in := planner.Validate(&c, ms.Rows, &full)
+	fmt.Printf("in-sample: %s\n", in.Describe())
+	groups := map[string]func(planner.Measurement) bool{
+		"trtllm offline": func(m planner.Measurement) bool { return m.Engine == "trtllm" && m.Scenario == planner.WorkloadOffline },
+		"bursts >=900":   func(m planner.Measurement) bool { return m.Scenario == planner.WorkloadBurst && m.Concurrency >= 900 },
+		"sglang rate":    func(m planner.Measurement) bool { return m.Engine == "sglang" && m.Scenario == planner.WorkloadRate },
+	}
+	for name, in := range groups {
+		var sel []planner.Measurement
+		for _, m := range ms.Rows {
+			if in(m) {
+				sel = append(sel, m)
+			}
+		}
+		rep := planner.Validate(&c, sel, &full)
+		var ape []float64
+		for _, r := range rep.Results {
+			if r.Err == "" {
+				ape = append(ape, r.APE)
+			}
+		}
+		sort.Float64s(ape)
+		fmt.Printf("  %-15s %d rows, median %.1f%%\n", name, len(ape), (ape[(len(ape)-1)/2]+ape[len(ape)/2])/2)
 	}
 }
