@@ -11,3 +11,8 @@ func RowAdmission(c *Catalog, m Measurement) (int, Workload, error) {
 	w := WorkloadFor(m)
 	return admissionCap(s, w), w, nil
 }
+
+// FitRequestOverheads is fitRequestOverheads (experiments).
+func FitRequestOverheads(c *Catalog, rows []Measurement, p PerfParams, engines []string) map[string]float64 {
+	return fitRequestOverheads(c, rows, p, engines)
+}

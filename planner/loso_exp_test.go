@@ -163,3 +163,15 @@ func TestExpInSample(t *testing.T) {
 		fmt.Printf("  %-15s %d rows, median %.1f%%\n", name, len(ape), (ape[(len(ape)-1)/2]+ape[len(ape)/2])/2)
 	}
 }
+
+// TestExpRequestOverheads searches the front-end cost per request on its
+// grid with the current speed model and the other overheads held.
+func TestExpRequestOverheads(t *testing.T) {
+	a, _ := app.Open(app.Options{NoUserDirs: true})
+	ms, _ := app.LoadMeasurements("")
+	c := *a.Catalog()
+	fo := planner.FitOptions{Ridge: planner.DefaultRidge, InteractionRidge: planner.DefaultInteractionRidge}
+	full := planner.FitPerfHeldOverheads(&c, ms.Rows, fo, *c.Perf)
+	fmt.Println("held:", full.RequestOverheadMs)
+	fmt.Println("searched:", planner.FitRequestOverheads(&c, ms.Rows, full, []string{"sglang", "trtllm", "vllm"}))
+}
