@@ -15,13 +15,10 @@ import (
 	"github.com/headroom-planner/headroom/planner"
 )
 
-// TestExpLOSO (go test -tags exp -run ExpLOSO ./planner) refits with the
-// embedded overheads held, prints in-sample and leave-one-source-out
-// MdAPE, and writes every held-out row to $EXP_OUT (default
-// /tmp/loso.csv): the experiment loop behind docs/predictions.md.
-// EXP_DATA names another measurement CSV; EXP_SOURCE_WEIGHT sets
-// FitOptions.SourceWeight.
-func TestExpLOSO(t *testing.T) {
+// expHeldFit opens the embedded catalog and the measurements ($EXP_DATA,
+// else the embedded ones) and refits the efficiencies with the embedded
+// host overheads held ($EXP_SOURCE_WEIGHT sets FitOptions.SourceWeight).
+func expHeldFit(t *testing.T) (planner.Catalog, app.Measurements, planner.FitOptions, planner.PerfParams) {
 	a, err := app.Open(app.Options{NoUserDirs: true})
 	if err != nil {
 		t.Fatal(err)
@@ -31,12 +28,22 @@ func TestExpLOSO(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := *a.Catalog()
-	t0 := time.Now()
 	fo := planner.FitOptions{Ridge: planner.DefaultRidge, InteractionRidge: planner.DefaultInteractionRidge}
 	if v, err := strconv.ParseFloat(os.Getenv("EXP_SOURCE_WEIGHT"), 64); err == nil {
 		fo.SourceWeight = v
 	}
-	full := planner.FitPerfHeldOverheads(&c, ms.Rows, fo, *c.Perf)
+	return c, ms, fo, planner.FitPerfHeldOverheads(&c, ms.Rows, fo, *c.Perf)
+}
+
+// TestExpLOSO (go test -tags exp -run ExpLOSO ./planner) refits with the
+// embedded overheads held, prints in-sample and leave-one-source-out
+// MdAPE, and writes every held-out row to $EXP_OUT (default
+// /tmp/loso.csv): the experiment loop behind docs/predictions.md.
+// EXP_DATA names another measurement CSV; EXP_SOURCE_WEIGHT sets
+// FitOptions.SourceWeight.
+func TestExpLOSO(t *testing.T) {
+	t0 := time.Now()
+	c, ms, fo, full := expHeldFit(t)
 	in := planner.Validate(&c, ms.Rows, &full)
 	fmt.Printf("in-sample (%s): %s\n", time.Since(t0).Round(time.Second), in.Describe())
 	lo := planner.LeaveOneSourceOut(&c, ms.Rows, fo, full)
@@ -127,17 +134,7 @@ func TestExpBurstCaps(t *testing.T) {
 // with the embedded overheads held and prints in-sample MdAPE and the
 // named groups' medians: a quick look before a leave-one-source-out run.
 func TestExpInSample(t *testing.T) {
-	a, err := app.Open(app.Options{NoUserDirs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := app.LoadMeasurements(os.Getenv("EXP_DATA"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := *a.Catalog()
-	fo := planner.FitOptions{Ridge: planner.DefaultRidge, InteractionRidge: planner.DefaultInteractionRidge}
-	full := planner.FitPerfHeldOverheads(&c, ms.Rows, fo, *c.Perf)
+	c, ms, _, full := expHeldFit(t)
 	in := planner.Validate(&c, ms.Rows, &full)
 	fmt.Printf("in-sample: %s\n", in.Describe())
 	groups := map[string]func(planner.Measurement) bool{
@@ -167,11 +164,7 @@ func TestExpInSample(t *testing.T) {
 // TestExpRequestOverheads searches the front-end cost per request on its
 // grid with the current speed model and the other overheads held.
 func TestExpRequestOverheads(t *testing.T) {
-	a, _ := app.Open(app.Options{NoUserDirs: true})
-	ms, _ := app.LoadMeasurements("")
-	c := *a.Catalog()
-	fo := planner.FitOptions{Ridge: planner.DefaultRidge, InteractionRidge: planner.DefaultInteractionRidge}
-	full := planner.FitPerfHeldOverheads(&c, ms.Rows, fo, *c.Perf)
+	c, ms, _, full := expHeldFit(t)
 	fmt.Println("held:", full.RequestOverheadMs)
 	fmt.Println("searched:", planner.FitRequestOverheads(&c, ms.Rows, full, []string{"sglang", "trtllm", "vllm"}))
 }
