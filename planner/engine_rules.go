@@ -181,7 +181,7 @@ func commonKernelGate(s Scenario, b Backend) *UnsupportedError {
 	switch {
 	case q.NeedsNative == FP8 && !h.SupportsNative(FP8) && b != CUDA:
 		return refuse(s, ReasonNoKernel, "no FP8 kernel for %s on %s (FP8 needs Ada/Hopper/Blackwell or MI300-class)", h.Arch, b)
-	case q.NeedsNative == FP8 && !h.SupportsNative(FP8) && b == CUDA && !s.Engine.IsGGML() && cudaCapability(h) > 0 && cudaCapability(h) < 80:
+	case q.NeedsNative == FP8 && !h.SupportsNative(FP8) && b == CUDA && !s.Engine.IsGGML() && cudaBelow(h, 80):
 		// vLLM runs FP8 on Ampere through the weight-only FP8 Marlin
 		// kernel, which needs sm80 (vllm/model_executor/layers/quantization/
 		// fp8.py get_min_capability 80 @ v0.11.0); SGLang and TensorRT-LLM
@@ -208,6 +208,13 @@ func cudaCapability(h Hardware) int {
 		}
 	}
 	return map[string]int{"volta": 70, "turing": 75, "ampere": 80, "ada": 89, "hopper": 90, "blackwell": 100}[h.Arch]
+}
+
+// cudaBelow reports whether h is an NVIDIA GPU of known compute
+// capability below cc (×10: 89 for Ada); unknown is not below.
+func cudaBelow(h Hardware, cc int) bool {
+	c := cudaCapability(h)
+	return c > 0 && c < cc
 }
 
 func capabilityText(h Hardware) string {

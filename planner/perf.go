@@ -586,9 +586,15 @@ type termsKey struct {
 }
 
 func lookupTerms(s Scenario, b Backend, p *PerfParams) fittedTerms {
+	f := Features(s, b, true)
+	effD := p.Decode.Eval(f, 0.02, 1.0)
+	if s.Engine.IsGGML() {
+		// Only a llama.cpp build's age is encoded apart for prefill.
+		f = Features(s, b, false)
+	}
 	return fittedTerms{
-		effD:  p.Decode.Eval(Features(s, b, true), 0.02, 1.0),
-		effP:  p.Prefill.Eval(Features(s, b, false), 0.005, 1.0),
+		effD:  effD,
+		effP:  p.Prefill.Eval(f, 0.005, 1.0),
 		queue: [2]float64{queueFactor(p, s, false), queueFactor(p, s, true)},
 	}
 }

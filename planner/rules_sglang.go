@@ -50,7 +50,7 @@ func sglangSupported(s Scenario, b Backend) *UnsupportedError {
 	if b == ROCm && rocmTarget(s.Hardware) != "gfx942" && rocmTarget(s.Hardware) != "gfx950" {
 		return refuse(s, ReasonImageTarget, "SGLang's ROCm builds are for Instinct MI300/MI350 (gfx942, gfx950), not %s (%s)", s.Hardware.Name, rocmTarget(s.Hardware))
 	}
-	if b == CUDA && s.Quant.Family == FamilyFP8 && cudaCapability(s.Hardware) > 0 && cudaCapability(s.Hardware) < 89 {
+	if b == CUDA && s.Quant.Family == FamilyFP8 && cudaBelow(s.Hardware, 89) {
 		// GPUStack performance-lab, SGLang v0.5.3-0.5.5 on A100: GLM-4.6-FP8
 		// stops with "type fp8e4nv not supported in this architecture",
 		// GLM-4.5-Air-FP8 crashes ("FP8 not supported on A100"), and

@@ -21,7 +21,7 @@ func trtllmReleases() []EngineRelease {
 // trtllmSupported: the FP8 KV cache needs FP8 hardware; MXFP4 MoE
 // weights need Hopper or Blackwell.
 func trtllmSupported(s Scenario, b Backend) *UnsupportedError {
-	if s.Quant.Family == FamilyFP8 && cudaCapability(s.Hardware) > 0 && cudaCapability(s.Hardware) < 89 {
+	if s.Quant.Family == FamilyFP8 && cudaBelow(s.Hardware, 89) {
 		// No weight-only FP8 path below Ada: on an A100 trtllm-serve stops
 		// on Qwen3-14B-FP8 and Qwen3-32B-FP8 with "RuntimeError:
 		// Unsupported SM version for FP8 block scaling GEMM" (GPUStack

@@ -93,8 +93,8 @@ func TestGGMLBuildFeatures(t *testing.T) {
 		t.Errorf("prefill features of a 2023 llama.cpp build: %s", f)
 	}
 	s.Engine = Engine{ID: VLLM, Policy: PolicyVLLM}
-	if f := strings.Join(Features(s, CUDA, false), " "); strings.Contains(f, "ggml-") {
-		t.Errorf("a vLLM scenario got llama.cpp build features: %s", f)
+	if f := strings.Join(Features(s, CUDA, false), " "); strings.Contains(f, "ggml-") || f != strings.Join(Features(s, CUDA, true), " ") {
+		t.Errorf("a vLLM scenario's prefill features differ from its decode ones or carry llama.cpp build features: %s", f)
 	}
 }
 
