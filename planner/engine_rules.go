@@ -39,6 +39,11 @@ type engineRules interface {
 	// sampling and kernel launches, on backend b in release v ("" = the
 	// newest).
 	stepOverheadMs(b Backend, v string) float64
+	// admitOverheadMs is the engine loop's own work per admitted request
+	// (creating it, allocating its blocks, adding it to the running
+	// batch), done between forward steps and so serial with them; a
+	// burst's admissions lengthen the steps that take them in.
+	admitOverheadMs() float64
 	// schedLimits are the scheduler's default batch limits for the
 	// scenario: its device and the engine's release.
 	schedLimits(s Scenario) schedLimits

@@ -331,6 +331,7 @@ func FitPerf(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
 	}
 	p := DefaultPerfParams()
 	p.Source = "fitted"
+	p.inverting = true
 	for k, v := range opt.layers {
 		p.LayerOverheadUs[k] = v
 	}
@@ -373,6 +374,7 @@ func FitPerf(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
 		// the next round's decode fit inverts.
 		p.QueueFactor = fitQueue(c, rows, &p)
 	}
+	p.inverting = false
 	return p
 }
 

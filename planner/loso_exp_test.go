@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,7 +33,17 @@ func expHeldFit(t *testing.T) (planner.Catalog, app.Measurements, planner.FitOpt
 	if v, err := strconv.ParseFloat(os.Getenv("EXP_SOURCE_WEIGHT"), 64); err == nil {
 		fo.SourceWeight = v
 	}
-	return c, ms, fo, planner.FitPerfHeldOverheads(&c, ms.Rows, fo, *c.Perf)
+	held := *c.Perf
+	if v := os.Getenv("EXP_REQ"); v != "" {
+		// EXP_REQ=vllm=0,sglang=2 replaces the front-end costs held.
+		held.RequestOverheadMs = map[string]float64{}
+		for _, kv := range strings.Split(v, ",") {
+			k, x, _ := strings.Cut(kv, "=")
+			f, _ := strconv.ParseFloat(x, 64)
+			held.RequestOverheadMs[k] = f
+		}
+	}
+	return c, ms, fo, planner.FitPerfHeldOverheads(&c, ms.Rows, fo, held)
 }
 
 // TestExpLOSO (go test -tags exp -run ExpLOSO ./planner) refits with the
@@ -167,4 +178,17 @@ func TestExpRequestOverheads(t *testing.T) {
 	c, ms, _, full := expHeldFit(t)
 	fmt.Println("held:", full.RequestOverheadMs)
 	fmt.Println("searched:", planner.FitRequestOverheads(&c, ms.Rows, full, []string{"sglang", "trtllm", "vllm"}))
+}
+
+// TestExpBurstAnatomy prints what binds each burst row's prediction under
+// a held-overheads refit.
+func TestExpBurstAnatomy(t *testing.T) {
+	c, ms, _, full := expHeldFit(t)
+	for _, m := range ms.Rows {
+		if planner.WorkloadKindOf(m) != planner.WorkloadBurst || m.Concurrency < 100 {
+			continue
+		}
+		pred, _ := planner.PredictMeasurement(&c, m, &full)
+		fmt.Printf("%-7s %-14s %-9s %d %-24s %-5s p%-5d g%-3d %-13s meas %8.4g pred %8.4g %+4.0f%% | %s\n", m.Engine, m.EngineVersion, m.Hardware[:min(9, len(m.Hardware))], m.Devices, m.Model[max(0, len(m.Model)-24):], m.Quant, m.PromptTokens, m.GenTokens, m.Metric, m.Value, pred, (pred/m.Value-1)*100, planner.BurstAnatomy(&c, m, &full))
+	}
 }

@@ -371,6 +371,24 @@ func seqOverheadMs(p *PerfParams, e EngineID) float64 {
 	return 0
 }
 
+// pythonAdmitMs is the engine-loop ms per admitted request of a serving
+// engine whose scheduler runs in Python (vLLM, SGLang: admitOverheadMs in
+// their rules). [U: magnitude. Measured with the fit: with GPUStack's
+// 1000-prompt bursts, 1, 1.5, 2 and 3 ms put those bursts at 30.3, 29.9,
+// 29.5 and 28.8% in-sample against 31.1% without (docs/predictions.md);
+// its 4-token bursts bound the whole per-request cost of vLLM's gpt-oss
+// runs, front end included, at 4.2-4.7 ms.]
+const pythonAdmitMs = 2.0
+
+// admitOverheadMs is the engine loop's serial ms per admitted request for
+// engine e (its rules' admitOverheadMs), 0 for an engine without rules.
+func admitOverheadMs(e Engine) float64 {
+	if r, ok := rulesFor(e.Policy); ok {
+		return r.admitOverheadMs()
+	}
+	return 0
+}
+
 // requestOverheadMs is the serial front-end ms per admitted request for
 // engine e (PerfParams.RequestOverheadMs), else 0. vLLM's API server
 // tokenizes and hands requests to the engine core one at a time, so the
@@ -529,6 +547,7 @@ type perfModel struct {
 	ovh        float64 // ms per step
 	seqOvh     float64 // ms per running sequence per step
 	reqOvh     float64 // ms of front-end work per admitted request
+	admitOvh   float64 // ms of engine-loop work per admitted request, serial with steps
 	mixed      bool    // prefills share decode steps (engineRules.mixedSteps)
 	kvTok      float64 // per device
 	wt         weightTraffic
@@ -634,6 +653,9 @@ func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perf
 		kvTok:  float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
 		wt:     newWeightTraffic(s),
 		queue:  t.queue,
+	}
+	if !p.inverting {
+		pm.admitOvh = admitOverheadMs(s.Engine)
 	}
 	if pm.bw <= 0 {
 		pm.bw = unknownMemBytesPerS

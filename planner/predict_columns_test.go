@@ -38,9 +38,9 @@ func TestPredictionsIgnoreNotesAndSource(t *testing.T) {
 // The rows issue 17 names, predicted in-sample from their scenario
 // columns alone: TensorRT-LLM's offline throughput table, the bursts of
 // 1000 prompts and SGLang's request-rate runs. The guard is the median
-// absolute error of each group over all its metrics, set at what the
-// model reaches with margin (docs/predictions.md has the figures;
-// the issue's target is 30% for each).
+// absolute error of each group over all its metrics: the issue's 30%, or
+// tighter where the model reaches it with margin (docs/predictions.md has
+// the figures: 22.7, 29.5 and 10.0% with the fit of 2026-11-28).
 func TestNamedScenarioGroups(t *testing.T) {
 	c := catalog(t)
 	rows, _, err := measurements.LoadPublished()
@@ -57,7 +57,7 @@ func TestNamedScenarioGroups(t *testing.T) {
 		}, 30},
 		{"1000-prompt bursts", func(m planner.Measurement) bool {
 			return m.Scenario == planner.WorkloadBurst && m.Concurrency >= 900
-		}, 34},
+		}, 30},
 		{"sglang request rate", func(m planner.Measurement) bool {
 			return m.Engine == "sglang" && m.Scenario == planner.WorkloadRate
 		}, 20},

@@ -289,6 +289,10 @@ func (llamaCppRules) stepOverheadMs(b Backend, _ string) float64 {
 	return 0.5
 }
 
+// admitOverheadMs: llama-server tokenizes in its HTTP threads and launches
+// a slot in its C++ loop [U: well under a millisecond].
+func (llamaCppRules) admitOverheadMs() float64 { return 0 }
+
 // schedLimits: llama-server's parallel slots (-np, 4 when auto) and -b
 // 2048.
 func (llamaCppRules) schedLimits(Scenario) schedLimits {

@@ -171,6 +171,10 @@ func (ollamaRules) command(in *launchIn, l *Launch) (server, []string, error) {
 // stepOverheadMs: Ollama's Go runner around llama.cpp's kernels [U].
 func (ollamaRules) stepOverheadMs(Backend, string) float64 { return 1 }
 
+// admitOverheadMs: Ollama's Go runner hands a request to a llama.cpp slot;
+// no published burst measures it [U].
+func (ollamaRules) admitOverheadMs() float64 { return 0 }
+
 // schedLimits: OLLAMA_NUM_PARALLEL 4 [U] and the runner's -b 2048.
 func (ollamaRules) schedLimits(Scenario) schedLimits {
 	return schedLimits{maxSeqs: 4, budget: 2048}

@@ -178,6 +178,12 @@ func (sglangRules) stepOverheadMs(_ Backend, v string) float64 {
 	return pythonStepMs(v, "0.4.0")
 }
 
+// admitOverheadMs: SGLang's scheduler takes new requests in its own
+// Python loop between batches (Scheduler.process_input_requests →
+// handle_generate_request, then get_new_batch_prefill builds them into a
+// ScheduleBatch) [U: magnitude, pythonAdmitMs].
+func (sglangRules) admitOverheadMs() float64 { return pythonAdmitMs }
+
 // schedLimits: max_running_requests bounded by the pool, and
 // chunked_prefill_size 8192 (2048 on GPUs under 32 GiB) [U: server_args.py
 // defaults].

@@ -155,6 +155,10 @@ func tgiPaged(s Scenario, b Backend, _ Tokens) pagedPlan {
 // stepOverheadMs: TGI's router and Python shard per step [U].
 func (tgiRules) stepOverheadMs(Backend, string) float64 { return 4 }
 
+// admitOverheadMs: TGI's Rust router queues and batches requests; no
+// published burst measures the shard's side [U].
+func (tgiRules) admitOverheadMs() float64 { return 0 }
+
 // schedLimits: max_batch_prefill_tokens 4096 and 128 concurrent requests
 // (router defaults [U]).
 func (tgiRules) schedLimits(Scenario) schedLimits {

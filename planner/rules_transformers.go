@@ -21,6 +21,9 @@ func (transformersRules) command(in *launchIn, _ *Launch) (server, []string, err
 // stepOverheadMs: the eager generate loop, tens of ms on 7B models [U].
 func (transformersRules) stepOverheadMs(Backend, string) float64 { return 15 }
 
+// admitOverheadMs: one request at a time; nothing to admit beside it.
+func (transformersRules) admitOverheadMs() float64 { return 0 }
+
 // schedLimits: one generate call, the batch as given.
 func (transformersRules) schedLimits(Scenario) schedLimits {
 	return schedLimits{maxSeqs: 1, budget: 1 << 20}

@@ -112,6 +112,11 @@ func trtllmPaged(s Scenario, b Backend, _ Tokens) pagedPlan {
 // weights' read].
 func (trtllmRules) stepOverheadMs(Backend, string) float64 { return 1 }
 
+// admitOverheadMs: the C++ executor admits requests in its batch manager;
+// trtllm-serve's Python front end works beside it, which the fitted
+// request_overhead_ms covers [U].
+func (trtllmRules) admitOverheadMs() float64 { return 0 }
+
 // schedLimits: max_batch_size 2048, max_num_tokens 8192 (trtllm-bench and
 // trtllm-serve defaults [U]).
 func (trtllmRules) schedLimits(Scenario) schedLimits {

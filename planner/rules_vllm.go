@@ -320,6 +320,13 @@ func (vllmRules) stepOverheadMs(_ Backend, v string) float64 {
 	return pythonStepMs(v, "0.8.0")
 }
 
+// admitOverheadMs: vLLM's engine loop adds waiting requests between steps
+// in Python (V1: EngineCore._process_input_queue → add_request, then the
+// scheduler allocates their blocks and the model runner inserts them into
+// its persistent batch; V0 the same in LLMEngine.step) [U: magnitude,
+// pythonAdmitMs].
+func (vllmRules) admitOverheadMs() float64 { return pythonAdmitMs }
+
 // schedLimits: the release's max_num_seqs and max_num_batched_tokens
 // (vllmBatchDefaults) for a server at the scenario's max_model_len.
 func (vllmRules) schedLimits(s Scenario) schedLimits {

@@ -87,7 +87,9 @@ func (pm perfModel) chunkedPrefillMs(n Tokens, b, budget int) float64 {
 // requests that already have one decode a token in each of the remaining
 // prefill steps where the engine mixes them (chunked prefill rides with
 // decodes; a prefill-first engine pauses them, mixedSteps); then the wave
-// decodes at its batch. Slots free, on average, when the wave's requests
+// decodes at its batch. The engine loop's work of admitting the wave's
+// requests (admitOverheadMs) lengthens its prefill, as it runs between
+// the same steps. Slots free, on average, when the wave's requests
 // finish, which starts the next wave. TTFT includes the wait for a slot,
 // and request i reaches the engine no sooner than i front-end admissions
 // (requestOverheadMs) after the burst.
@@ -104,7 +106,7 @@ func predictBurst(pm perfModel, w Workload) Prediction {
 	var e2eSum, end, start float64
 	for done := 0; done < n; {
 		b := min(capN, n-done)
-		pre := pm.chunkedPrefillMs(w.Prompt, b, lim.budget)
+		pre := pm.chunkedPrefillMs(w.Prompt, b, lim.budget) + float64(b)*pm.admitOvh
 		steps := math.Ceil(float64(w.Prompt) * float64(b) / float64(max(lim.budget, 1)))
 		step, _ := pm.decodeStep(b, ctx)
 		var finishSum float64

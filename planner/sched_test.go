@@ -156,3 +156,42 @@ func TestReleaseLine(t *testing.T) {
 		}
 	}
 }
+
+// A Python engine loop admits a burst's requests between its steps
+// (admitOverheadMs): a wave of N prompts ends N·cost later and its mean
+// TTFT grows by (N+1)/2·cost; TensorRT-LLM's C++ executor pays none. Row
+// inversion in FitPerf leaves the cost out, the fitted parameters it
+// returns put it back.
+func TestBurstAdmissionIsSerial(t *testing.T) {
+	s := testServer()
+	pm := newPerfModel(s, nil)
+	if pm.admitOvh != pythonAdmitMs {
+		t.Fatalf("vLLM admission %v ms, want %v", pm.admitOvh, pythonAdmitMs)
+	}
+	w := Workload{Kind: WorkloadBurst, Prompt: 256, Gen: 64, Serving: true}
+	w.Burst = min(admissionCap(s, w), 200)
+	free := pm
+	free.admitOvh = 0
+	with, without := predictBurst(pm, w), predictBurst(free, w)
+	n, gen := float64(w.Burst), float64(w.Gen)
+	span := func(p Prediction) float64 { return n * gen / float64(p.TotalTPS) * 1000 }
+	if d, want := span(with)-span(without), n*pythonAdmitMs; d < want*0.99 || d > want*1.01 {
+		t.Errorf("%d admissions lengthen the burst by %.1f ms, want %.1f", w.Burst, d, want)
+	}
+	if d, want := float64(with.TTFT-without.TTFT), (n+1)/2*pythonAdmitMs; d < want*0.99 || d > want*1.01 {
+		t.Errorf("mean TTFT grows %.1f ms, want %.1f", d, want)
+	}
+	trt := s
+	trt.Engine.ID, trt.Engine.Policy = "trtllm", "trtllm"
+	if a := newPerfModel(trt, nil).admitOvh; a != 0 {
+		t.Errorf("TensorRT-LLM admission %v ms, want 0", a)
+	}
+	p := DefaultPerfParams()
+	p.inverting = true
+	if a := newPerfModel(s, &p).admitOvh; a != 0 {
+		t.Errorf("inverting rows with an admission cost of %v ms", a)
+	}
+	if fitted := FitPerf(&Catalog{}, nil, FitOptions{Rounds: 1}); fitted.inverting {
+		t.Error("FitPerf returns parameters that leave the admission cost out")
+	}
+}
