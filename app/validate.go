@@ -63,6 +63,9 @@ type RefitOptions struct {
 	// layer, per sequence, per request) and fits only the efficiencies
 	// (planner.FitPerfHeldOverheads), instead of searching them anew.
 	HoldOverheads bool
+	// FoldRequestOverheads searches the front end's cost per request
+	// again in every cross-validation fold (planner.FitOptions).
+	FoldRequestOverheads bool
 }
 
 // Refitted is a refit: the memory and performance profiles and how well
@@ -84,7 +87,8 @@ func (a *App) Refit(ms Measurements, opt RefitOptions) Refitted {
 	var r Refitted
 	r.Memory, r.KVReport = planner.FitMemory(&c, ms.Rows)
 	c.Memory = &r.Memory
-	fo := planner.FitOptions{Ridge: opt.Ridge, InteractionRidge: opt.InteractionRidge, SourceWeight: opt.SourceWeight}
+	fo := planner.FitOptions{Ridge: opt.Ridge, InteractionRidge: opt.InteractionRidge, SourceWeight: opt.SourceWeight,
+		FoldRequestOverheads: opt.FoldRequestOverheads}
 	how := "host overheads searched"
 	if opt.HoldOverheads && c.Perf != nil {
 		r.Perf = planner.FitPerfHeldOverheads(&c, ms.Rows, fo, *c.Perf)

@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/headroom-planner/headroom/planner"
@@ -49,6 +50,51 @@ func TestLeaveOneSourceOutFolds(t *testing.T) {
 	for m, within := range a.WithinGroup {
 		if _, ok := a.Metrics[m]; !ok || !(within >= 0) || math.IsInf(within, 0) {
 			t.Errorf("%s: within-source MdAPE %v for a metric the folds report as %+v", m, within, a.Metrics[m])
+		}
+	}
+}
+
+// With FoldRequestOverheads a fold searches the front end's cost per
+// request on its own rows instead of holding the full fit's: held at an
+// absurd 500 ms, every served vLLM V1 request of GPUStack's held-out fold
+// waits that long for its first token, while a fold trained on
+// France-Travail's vLLM V0 rows alone, which no front-end cost moves,
+// searches none.
+func TestFoldRequestOverheads(t *testing.T) {
+	c := catalog(t)
+	rows, _, err := measurements.LoadPublished()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sub []planner.Measurement
+	for _, m := range rows {
+		k := planner.SourceKey(m)
+		gpustack := k == "gpustack/gpustack" && m.Engine == "vllm" && m.Scenario == planner.WorkloadClosed
+		if gpustack || strings.HasPrefix(k, "France-Travail/") {
+			sub = append(sub, m)
+		}
+	}
+	held := *c.Perf
+	held.RequestOverheadMs = map[string]float64{"vllm": 500}
+	opt := planner.FitOptions{Ridge: planner.DefaultRidge, InteractionRidge: planner.DefaultInteractionRidge}
+	ttfts := func(cv planner.CrossValidation) []float64 {
+		var out []float64
+		for _, r := range cv.Results {
+			if planner.SourceKey(r.Row) == "gpustack/gpustack" && r.Row.Metric == planner.MetricTTFT && r.Err == "" {
+				out = append(out, r.Predicted)
+			}
+		}
+		return out
+	}
+	heldTTFT := ttfts(planner.LeaveOneSourceOut(c, sub, opt, held))
+	opt.FoldRequestOverheads = true
+	foldTTFT := ttfts(planner.LeaveOneSourceOut(c, sub, opt, held))
+	if len(heldTTFT) == 0 || len(heldTTFT) != len(foldTTFT) {
+		t.Fatalf("GPUStack TTFT rows predicted: %d held, %d searched", len(heldTTFT), len(foldTTFT))
+	}
+	for i := range heldTTFT {
+		if heldTTFT[i] < 500 || foldTTFT[i] >= 500 {
+			t.Errorf("row %d: TTFT %.0f ms with the held 500 ms front end, %.0f ms with the fold's own search", i, heldTTFT[i], foldTTFT[i])
 		}
 	}
 }

@@ -44,6 +44,11 @@ type engineRules interface {
 	// batch), done between forward steps and so serial with them; a
 	// burst's admissions lengthen the steps that take them in.
 	admitOverheadMs() float64
+	// frontEndProcess reports whether release v's API server runs apart
+	// from its engine loop (another process), so that every request, a
+	// lone one too, waits out the front end's cost per request
+	// (request_overhead_ms) before the engine sees it.
+	frontEndProcess(v string) bool
 	// schedLimits are the scheduler's default batch limits for the
 	// scenario: its device and the engine's release.
 	schedLimits(s Scenario) schedLimits

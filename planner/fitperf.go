@@ -31,6 +31,11 @@ type FitOptions struct {
 	SourceWeight float64
 	// Rounds of alternating decode/prefill fits.
 	Rounds int
+	// FoldRequestOverheads searches the front end's cost per request
+	// (fitRequestOverheads) again in every cross-validation fold instead
+	// of holding the full fit's: stricter, as that cost is learned almost
+	// only from the bursts and clients of one source (GPUStack).
+	FoldRequestOverheads bool
 	// layers fixes the per-layer overheads (FitPerfWithOverheads).
 	layers map[string]float64
 	// seqs fixes the per-sequence overheads (FitPerfWithOverheads).
@@ -436,6 +441,17 @@ func FitPerfWithOverheads(c *Catalog, rows []Measurement, opt FitOptions) PerfPa
 	return bp
 }
 
+// servingEngines are the engines of rows' serving scenarios, sorted.
+func servingEngines(rows []Measurement) []string {
+	engines := map[string]bool{}
+	for _, m := range rows {
+		if WorkloadKindOf(m).Serving() {
+			engines[m.Engine] = true
+		}
+	}
+	return sortedSet(engines)
+}
+
 // FitPerfHeldOverheads is FitPerf with the host overheads of held (per
 // layer, per sequence and per request) fixed: what a cross-validation
 // fold does, and what `refit --hold-overheads` does to judge a change to
@@ -679,6 +695,9 @@ func leaveOneGroupOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfP
 			}
 		}
 		p := FitPerfHeldOverheads(c, train, opt, full)
+		if opt.FoldRequestOverheads {
+			p.RequestOverheadMs = fitRequestOverheads(c, train, p, servingEngines(train))
+		}
 		for _, m := range groups[names[i]] {
 			perFold[i] = append(perFold[i], predictRow(c, m, &p))
 		}

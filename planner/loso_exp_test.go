@@ -33,6 +33,7 @@ func expHeldFit(t *testing.T) (planner.Catalog, app.Measurements, planner.FitOpt
 	if v, err := strconv.ParseFloat(os.Getenv("EXP_SOURCE_WEIGHT"), 64); err == nil {
 		fo.SourceWeight = v
 	}
+	fo.FoldRequestOverheads = os.Getenv("EXP_FOLD_REQ") != ""
 	held := *c.Perf
 	if v := os.Getenv("EXP_REQ"); v != "" {
 		// EXP_REQ=vllm=0,sglang=2 replaces the front-end costs held.

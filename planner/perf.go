@@ -389,6 +389,22 @@ func admitOverheadMs(e Engine) float64 {
 	return 0
 }
 
+// loneFrontEndMs is the front end's ms that every served request waits
+// before the engine sees it: the engine's front-end cost per request
+// (requestOverheadMs) where its API server runs apart from the engine
+// loop (frontEndProcess in its rules), else 0. The front end handles one
+// request at a time, so a lone request waits one cost and the j-th of a
+// burst j of them (predictBurst). Published clients at 1-8 users on
+// vLLM 0.10-0.11, SGLang 0.5 and TensorRT-LLM 1.2 on an H100 wait
+// 28-123 ms for a first token whose prefill takes a few ms; vLLM 0.4-0.6
+// (V0, one process) single requests wait what their prefill takes.
+func loneFrontEndMs(p *PerfParams, e Engine, v string) float64 {
+	if r, ok := rulesFor(e.Policy); ok && r.frontEndProcess(v) {
+		return requestOverheadMs(p, e.ID)
+	}
+	return 0
+}
+
 // requestOverheadMs is the serial front-end ms per admitted request for
 // engine e (PerfParams.RequestOverheadMs), else 0. vLLM's API server
 // tokenizes and hands requests to the engine core one at a time, so the
@@ -548,6 +564,7 @@ type perfModel struct {
 	seqOvh     float64 // ms per running sequence per step
 	reqOvh     float64 // ms of front-end work per admitted request
 	admitOvh   float64 // ms of engine-loop work per admitted request, serial with steps
+	loneFE     float64 // ms every served request spends in the front end first (loneFrontEndMs)
 	mixed      bool    // prefills share decode steps (engineRules.mixedSteps)
 	kvTok      float64 // per device
 	wt         weightTraffic
@@ -649,6 +666,7 @@ func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perf
 		ovh:    stepOverheadMs(s.Engine, b, s.EngineVersion) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
 		seqOvh: seqOverheadMs(p, s.Engine.ID),
 		reqOvh: requestOverheadMs(p, s.Engine.ID),
+		loneFE: loneFrontEndMs(p, s.Engine, s.EngineVersion),
 		mixed:  mixedSteps(s),
 		kvTok:  float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
 		wt:     newWeightTraffic(s),
@@ -992,6 +1010,10 @@ func predictWith(pm perfModel, w Workload) Prediction {
 			tpot += (1 - sigma) * others / gaps
 			ttft += arrive + sigma*others
 		}
+	}
+	if w.Serving {
+		// The request's own trip through the front end (loneFrontEndMs).
+		ttft += pm.loneFE
 	}
 	src := pm.source
 	cycle := ttft + (gen-1)*tpot

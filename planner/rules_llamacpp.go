@@ -293,6 +293,10 @@ func (llamaCppRules) stepOverheadMs(b Backend, _ string) float64 {
 // a slot in its C++ loop [U: well under a millisecond].
 func (llamaCppRules) admitOverheadMs() float64 { return 0 }
 
+// frontEndProcess: llama-server's HTTP threads and its slot loop share
+// one process.
+func (llamaCppRules) frontEndProcess(string) bool { return false }
+
 // schedLimits: llama-server's parallel slots (-np, 4 when auto) and -b
 // 2048.
 func (llamaCppRules) schedLimits(Scenario) schedLimits {

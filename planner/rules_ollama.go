@@ -175,6 +175,10 @@ func (ollamaRules) stepOverheadMs(Backend, string) float64 { return 1 }
 // no published burst measures it [U].
 func (ollamaRules) admitOverheadMs() float64 { return 0 }
 
+// frontEndProcess: the Ollama server proxies to a runner subprocess per
+// model over HTTP.
+func (ollamaRules) frontEndProcess(string) bool { return true }
+
 // schedLimits: OLLAMA_NUM_PARALLEL 4 [U] and the runner's -b 2048.
 func (ollamaRules) schedLimits(Scenario) schedLimits {
 	return schedLimits{maxSeqs: 4, budget: 2048}

@@ -184,6 +184,11 @@ func (sglangRules) stepOverheadMs(_ Backend, v string) float64 {
 // ScheduleBatch) [U: magnitude, pythonAdmitMs].
 func (sglangRules) admitOverheadMs() float64 { return pythonAdmitMs }
 
+// frontEndProcess: the HTTP server's TokenizerManager hands requests to
+// the scheduler's process and gets tokens back through the
+// DetokenizerManager's (srt/entrypoints/engine.py launches the three).
+func (sglangRules) frontEndProcess(string) bool { return true }
+
 // schedLimits: max_running_requests bounded by the pool, and
 // chunked_prefill_size 8192 (2048 on GPUs under 32 GiB) [U: server_args.py
 // defaults].

@@ -159,6 +159,9 @@ func (tgiRules) stepOverheadMs(Backend, string) float64 { return 4 }
 // published burst measures the shard's side [U].
 func (tgiRules) admitOverheadMs() float64 { return 0 }
 
+// frontEndProcess: the Rust router talks to the Python shards over gRPC.
+func (tgiRules) frontEndProcess(string) bool { return true }
+
 // schedLimits: max_batch_prefill_tokens 4096 and 128 concurrent requests
 // (router defaults [U]).
 func (tgiRules) schedLimits(Scenario) schedLimits {

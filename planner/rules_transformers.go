@@ -24,6 +24,9 @@ func (transformersRules) stepOverheadMs(Backend, string) float64 { return 15 }
 // admitOverheadMs: one request at a time; nothing to admit beside it.
 func (transformersRules) admitOverheadMs() float64 { return 0 }
 
+// frontEndProcess: generate runs in the caller's process.
+func (transformersRules) frontEndProcess(string) bool { return false }
+
 // schedLimits: one generate call, the batch as given.
 func (transformersRules) schedLimits(Scenario) schedLimits {
 	return schedLimits{maxSeqs: 1, budget: 1 << 20}

@@ -117,6 +117,10 @@ func (trtllmRules) stepOverheadMs(Backend, string) float64 { return 1 }
 // request_overhead_ms covers [U].
 func (trtllmRules) admitOverheadMs() float64 { return 0 }
 
+// frontEndProcess: trtllm-serve's OpenAI server submits to executor
+// workers it spawns (llmapi's GenerationExecutorProxy).
+func (trtllmRules) frontEndProcess(string) bool { return true }
+
 // schedLimits: max_batch_size 2048, max_num_tokens 8192 (trtllm-bench and
 // trtllm-serve defaults [U]).
 func (trtllmRules) schedLimits(Scenario) schedLimits {

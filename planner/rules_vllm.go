@@ -327,6 +327,12 @@ func (vllmRules) stepOverheadMs(_ Backend, v string) float64 {
 // pythonAdmitMs].
 func (vllmRules) admitOverheadMs() float64 { return pythonAdmitMs }
 
+// frontEndProcess: V1 (0.8 on) serves from AsyncLLM in the API server's
+// process and runs the engine core in its own, over ZMQ both ways
+// (v1/engine/core_client.py); V0's AsyncLLMEngine steps in the API
+// server's own event loop.
+func (vllmRules) frontEndProcess(v string) bool { return VersionAtLeast(v, "0.8.0") }
+
 // schedLimits: the release's max_num_seqs and max_num_batched_tokens
 // (vllmBatchDefaults) for a server at the scenario's max_model_len.
 func (vllmRules) schedLimits(s Scenario) schedLimits {

@@ -195,3 +195,35 @@ func TestBurstAdmissionIsSerial(t *testing.T) {
 		t.Error("FitPerf returns parameters that leave the admission cost out")
 	}
 }
+
+// Where the API server runs apart from the engine loop (vLLM V1,
+// SGLang, TensorRT-LLM), every served request waits one front-end cost
+// before the engine sees it, a lone one too; vLLM V0 steps in the API
+// server's own loop and llama-server is one process, so theirs do not.
+// A llama-bench row is not served and never pays it.
+func TestLoneRequestPaysFrontEnd(t *testing.T) {
+	w := Workload{Prompt: 512, Gen: 64, Concurrency: 1, Serving: true}
+	p := DefaultPerfParams()
+	p.RequestOverheadMs = map[string]float64{"vllm": 16, "llama.cpp": 16}
+	for _, c := range []struct {
+		engine, policy, version string
+		serving                 bool
+		want                    float64
+	}{
+		{"vllm", "vllm", "0.11.0", true, 16},
+		{"vllm", "vllm", "", true, 16},
+		{"vllm", "vllm", "0.6.3", true, 0},
+		{"llama.cpp", "llamacpp", "", true, 0},
+		{"vllm", "vllm", "0.11.0", false, 0},
+	} {
+		s := testServer()
+		s.Engine.ID, s.Engine.Policy, s.EngineVersion = EngineID(c.engine), Policy(c.policy), c.version
+		ww := w
+		ww.Serving = c.serving
+		with := predictWith(newPerfModel(s, &p), ww)
+		without := predictWith(newPerfModel(s, nil), ww)
+		if d := float64(with.TTFT - without.TTFT); d < c.want-1e-9 || d > c.want+1e-9 {
+			t.Errorf("%s %q serving=%v: TTFT +%.3f ms, want +%g", c.engine, c.version, c.serving, d, c.want)
+		}
+	}
+}

@@ -19,7 +19,7 @@ import (
 
 func newRefitCmd(g *globalOptions) *cobra.Command {
 	var data, out string
-	var cv, hold bool
+	var cv, hold, foldReq bool
 	var ridge, inter, srcw float64
 	cmd := &cobra.Command{
 		Use:   "refit [FILE.csv | --data FILE.csv]",
@@ -53,7 +53,7 @@ and the fit quality, to a TOML profile. Rebuild to embed the result:
 				return err
 			}
 			w := cmd.OutOrStdout()
-			r := a.Refit(ms, app.RefitOptions{Ridge: ridge, InteractionRidge: inter, SourceWeight: srcw, CV: cv, HoldOverheads: hold, Date: time.Now().UTC().Format("2006-01-02")})
+			r := a.Refit(ms, app.RefitOptions{Ridge: ridge, InteractionRidge: inter, SourceWeight: srcw, CV: cv, HoldOverheads: hold, FoldRequestOverheads: foldReq, Date: time.Now().UTC().Format("2006-01-02")})
 			fmt.Fprintf(w, "memory: vLLM activation factor %.2f, reserve %s (kv_tokens MdAPE %.1f%%, %d rows)\n", r.Memory.VLLMActivationFactor, r.Memory.VLLMReserve, r.KVReport.MdAPE, r.KVReport.Rows)
 			fmt.Fprintf(w, "in-sample: %s\n", r.InSample.Describe())
 			for _, x := range []*planner.CrossValidation{r.CV, r.SourceCV} {
@@ -79,6 +79,7 @@ and the fit quality, to a TOML profile. Rebuild to embed the result:
 	cmd.Flags().StringVar(&out, "out", "", "write the fitted profile here (e.g. profiles/catalog/fitted.toml)")
 	cmd.Flags().BoolVar(&cv, "cv", false, "also run leave-one-hardware-out cross-validation (slower)")
 	cmd.Flags().BoolVar(&hold, "hold-overheads", false, "keep the current profile's host overheads (per layer, sequence, request) and fit only the efficiencies: judges a model change apart from the overhead search")
+	cmd.Flags().BoolVar(&foldReq, "cv-fold-request-overheads", false, "with --cv, search the front end's cost per request again in every fold instead of holding the full fit's (stricter: that cost is learned mostly from one source)")
 	cmd.Flags().Float64Var(&ridge, "ridge", planner.DefaultRidge, "L2 penalty of the effect terms (chosen by leave-one-hardware-out validation)")
 	cmd.Flags().Float64Var(&srcw, "source-weight", 0, "weigh each row by (its source's rows)^-W in the efficiency fit: 0 = rows alike, 1 = sources alike (docs/predictions.md has the measurements)")
 	cmd.Flags().Float64Var(&inter, "interaction-ridge", planner.DefaultInteractionRidge, "multiply the penalty of interaction terms (arch*engine, engine*backend, …) by this; 1 = the same penalty as main effects (docs/predictions.md has the measurements)")
