@@ -44,6 +44,21 @@ func expHeldFit(t *testing.T) (planner.Catalog, app.Measurements, planner.FitOpt
 			held.RequestOverheadMs[k] = f
 		}
 	}
+	for env, dst := range map[string]*map[string]float64{"EXP_LAYER": &held.LayerOverheadUs, "EXP_SEQ": &held.SeqOverheadUs} {
+		if v := os.Getenv(env); v != "" {
+			// EXP_LAYER=cuda=50 / EXP_SEQ=vllm=160 override one held overhead each.
+			m := map[string]float64{}
+			for k, x := range *dst {
+				m[k] = x
+			}
+			for _, kv := range strings.Split(v, ",") {
+				k, x, _ := strings.Cut(kv, "=")
+				f, _ := strconv.ParseFloat(x, 64)
+				m[k] = f
+			}
+			*dst = m
+		}
+	}
 	return c, ms, fo, planner.FitPerfHeldOverheads(&c, ms.Rows, fo, held)
 }
 
