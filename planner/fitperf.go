@@ -390,15 +390,13 @@ func FitPerf(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
 // scenarios of MdAPE + 0.2·P90, so the few rows of large batches (bursts,
 // offline runs) weigh as much as the many single-stream ones.
 func FitPerfWithOverheads(c *Catalog, rows []Measurement, opt FitOptions) PerfParams {
-	backends, engines := map[string]bool{}, map[string]bool{}
+	backends := map[string]bool{}
 	for _, m := range rows {
 		if m.Backend != "" {
 			backends[m.Backend] = true
 		}
-		if WorkloadKindOf(m).Serving() {
-			engines[m.Engine] = true
-		}
 	}
+	engines := servingEngines(rows)
 	score := func(lay, seq map[string]float64) (float64, PerfParams) {
 		o := opt
 		o.layers, o.seqs = lay, seq
@@ -422,7 +420,7 @@ func FitPerfWithOverheads(c *Catalog, rows []Measurement, opt FitOptions) PerfPa
 				}
 			}
 		}
-		for _, e := range sortedSet(engines) {
+		for _, e := range engines {
 			for _, v := range []float64{0, 20, 40, 80, 120, 160, 240, 360, 480} {
 				if v == seq[e] {
 					continue
@@ -437,7 +435,7 @@ func FitPerfWithOverheads(c *Catalog, rows []Measurement, opt FitOptions) PerfPa
 			break
 		}
 	}
-	bp.RequestOverheadMs = fitRequestOverheads(c, rows, bp, sortedSet(engines))
+	bp.RequestOverheadMs = fitRequestOverheads(c, rows, bp, engines)
 	return bp
 }
 

@@ -380,29 +380,35 @@ func seqOverheadMs(p *PerfParams, e EngineID) float64 {
 // runs, front end included, at 4.2-4.7 ms.]
 const pythonAdmitMs = 2.0
 
-// admitOverheadMs is the engine loop's serial ms per admitted request for
-// engine e (its rules' admitOverheadMs), 0 for an engine without rules.
-func admitOverheadMs(e Engine) float64 {
-	if r, ok := rulesFor(e.Policy); ok {
-		return r.admitOverheadMs()
+// requestCosts are a request's costs outside the forward steps, in ms:
+//   - front, the front end's serial work per request (requestOverheadMs),
+//     which spaces a burst's arrivals at the engine (predictBurst);
+//   - lone, what every served request waits in the front end before the
+//     engine sees it: one front cost where the API server runs apart from
+//     the engine loop (frontEndProcess in the engine's rules), else 0. The
+//     front end handles one request at a time, so a lone request waits
+//     one cost and the j-th of a burst j of them. Published clients at 1-8
+//     users on vLLM 0.10-0.11, SGLang 0.5 and TensorRT-LLM 1.2 on an H100
+//     wait 28-123 ms for a first token whose prefill takes a few ms; vLLM
+//     0.4-0.6 (V0, one process) single requests wait what their prefill
+//     takes;
+//   - admit, the engine loop's own work per admitted request, serial with
+//     its steps (admitOverheadMs in the engine's rules).
+//
+// All three are zero while FitPerf inverts rows (PerfParams.inverting):
+// they are set after the efficiencies and move only bursts and TTFT.
+func requestCosts(p *PerfParams, s Scenario) (front, lone, admit float64) {
+	if p.inverting {
+		return 0, 0, 0
 	}
-	return 0
-}
-
-// loneFrontEndMs is the front end's ms that every served request waits
-// before the engine sees it: the engine's front-end cost per request
-// (requestOverheadMs) where its API server runs apart from the engine
-// loop (frontEndProcess in its rules), else 0. The front end handles one
-// request at a time, so a lone request waits one cost and the j-th of a
-// burst j of them (predictBurst). Published clients at 1-8 users on
-// vLLM 0.10-0.11, SGLang 0.5 and TensorRT-LLM 1.2 on an H100 wait
-// 28-123 ms for a first token whose prefill takes a few ms; vLLM 0.4-0.6
-// (V0, one process) single requests wait what their prefill takes.
-func loneFrontEndMs(p *PerfParams, e Engine, v string) float64 {
-	if r, ok := rulesFor(e.Policy); ok && r.frontEndProcess(v) {
-		return requestOverheadMs(p, e.ID)
+	front = requestOverheadMs(p, s.Engine.ID)
+	if r, ok := rulesFor(s.Engine.Policy); ok {
+		admit = r.admitOverheadMs()
+		if r.frontEndProcess(s.EngineVersion) {
+			lone = front
+		}
 	}
-	return 0
+	return front, lone, admit
 }
 
 // requestOverheadMs is the serial front-end ms per admitted request for
@@ -564,7 +570,7 @@ type perfModel struct {
 	seqOvh     float64 // ms per running sequence per step
 	reqOvh     float64 // ms of front-end work per admitted request
 	admitOvh   float64 // ms of engine-loop work per admitted request, serial with steps
-	loneFE     float64 // ms every served request spends in the front end first (loneFrontEndMs)
+	loneFE     float64 // ms every served request spends in the front end first (requestCosts)
 	mixed      bool    // prefills share decode steps (engineRules.mixedSteps)
 	kvTok      float64 // per device
 	wt         weightTraffic
@@ -665,16 +671,12 @@ func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perf
 		effP:   t.effP,
 		ovh:    stepOverheadMs(s.Engine, b, s.EngineVersion) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
 		seqOvh: seqOverheadMs(p, s.Engine.ID),
-		reqOvh: requestOverheadMs(p, s.Engine.ID),
-		loneFE: loneFrontEndMs(p, s.Engine, s.EngineVersion),
 		mixed:  mixedSteps(s),
 		kvTok:  float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
 		wt:     newWeightTraffic(s),
 		queue:  t.queue,
 	}
-	if !p.inverting {
-		pm.admitOvh = admitOverheadMs(s.Engine)
-	}
+	pm.reqOvh, pm.loneFE, pm.admitOvh = requestCosts(p, s)
 	if pm.bw <= 0 {
 		pm.bw = unknownMemBytesPerS
 	}
@@ -1012,7 +1014,7 @@ func predictWith(pm perfModel, w Workload) Prediction {
 		}
 	}
 	if w.Serving {
-		// The request's own trip through the front end (loneFrontEndMs).
+		// The request's own trip through the front end (requestCosts).
 		ttft += pm.loneFE
 	}
 	src := pm.source

@@ -41,10 +41,9 @@ type PerfParams struct {
 	// ErrorBand holds validation MdAPE per metric (percent), shown as ±.
 	ErrorBand map[string]float64 `toml:"error_band" json:"error_band"`
 	// inverting is set while FitPerf inverts rows to efficiencies. The
-	// per-request costs (the front end's RequestOverheadMs, empty then,
-	// and the engine loop's admission, admitOverheadMs) are set after
-	// the efficiencies and move only bursts, so the inversion leaves
-	// them out, as it always left out the front end's.
+	// per-request costs (requestCosts: the front end's and the engine
+	// loop's admission) are set after the efficiencies and move only
+	// bursts and TTFT, so the inversion leaves them out.
 	inverting bool
 }
 
