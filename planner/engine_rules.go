@@ -49,6 +49,13 @@ type engineRules interface {
 	// lone one too, waits out the front end's cost per request
 	// (request_overhead_ms) before the engine sees it.
 	frontEndProcess(v string) bool
+	// streamOverheadUs is the host µs per running sequence per step that
+	// release v spends streaming tokens to clients in the engine's own
+	// process, serial with its steps; paid only by a workload that
+	// streams (a served run, not an offline one: perfModel.forWorkload).
+	// 0 where another process streams or the fitted seq_overhead_us
+	// already covers it.
+	streamOverheadUs(v string) float64
 	// schedLimits are the scheduler's default batch limits for the
 	// scenario: its device and the engine's release.
 	schedLimits(s Scenario) schedLimits

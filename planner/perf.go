@@ -371,6 +371,33 @@ func seqOverheadMs(p *PerfParams, e EngineID) float64 {
 	return 0
 }
 
+// streamOverheadMs is the engine's ms per running sequence per step for
+// streaming tokens to clients in its own process (streamOverheadUs in
+// its rules), paid only by a workload that streams (forWorkload).
+func streamOverheadMs(s Scenario) float64 {
+	if r, ok := rulesFor(s.Engine.Policy); ok {
+		return r.streamOverheadUs(s.EngineVersion) / 1000
+	}
+	return 0
+}
+
+// streams reports whether w's tokens go out to clients as they are made:
+// a served run (clients, a burst, a rate), not an offline one, whose
+// benchmark takes its outputs whole, and not one stream of a local tool.
+func streams(w Workload) bool { return w.Serving && w.Kind != WorkloadOffline }
+
+// forWorkload is pm for workload w: where w streams, each running
+// sequence also costs the engine's streaming work per step. The cost is
+// folded in once (streamOvh is cleared), so a caller that passes the
+// result on does not pay it twice.
+func (pm perfModel) forWorkload(w Workload) perfModel {
+	if streams(w) {
+		pm.seqOvh += pm.streamOvh
+	}
+	pm.streamOvh = 0
+	return pm
+}
+
 // pythonAdmitMs is the engine-loop ms per admitted request of a serving
 // engine whose scheduler runs in Python (vLLM, SGLang: admitOverheadMs in
 // their rules). [U: magnitude. Measured with the fit: with GPUStack's
@@ -568,6 +595,7 @@ type perfModel struct {
 	effD, effP float64
 	ovh        float64 // ms per step
 	seqOvh     float64 // ms per running sequence per step
+	streamOvh  float64 // ms more per running sequence per step while streaming (forWorkload)
 	reqOvh     float64 // ms of front-end work per admitted request
 	admitOvh   float64 // ms of engine-loop work per admitted request, serial with steps
 	loneFE     float64 // ms every served request spends in the front end first (requestCosts)
@@ -664,17 +692,18 @@ func newPerfModelEff(s Scenario, p *PerfParams, effD, effP float64) perfModel {
 // one for it.
 func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perfModel {
 	pm := perfModel{
-		s:      s,
-		bw:     s.Hardware.Bandwidth(),
-		peak:   computePeak(s, b),
-		effD:   t.effD,
-		effP:   t.effP,
-		ovh:    stepOverheadMs(s.Engine, b, s.EngineVersion) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
-		seqOvh: seqOverheadMs(p, s.Engine.ID),
-		mixed:  mixedSteps(s),
-		kvTok:  float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
-		wt:     newWeightTraffic(s),
-		queue:  t.queue,
+		s:         s,
+		bw:        s.Hardware.Bandwidth(),
+		peak:      computePeak(s, b),
+		effD:      t.effD,
+		effP:      t.effP,
+		ovh:       stepOverheadMs(s.Engine, b, s.EngineVersion) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
+		seqOvh:    seqOverheadMs(p, s.Engine.ID),
+		streamOvh: streamOverheadMs(s),
+		mixed:     mixedSteps(s),
+		kvTok:     float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
+		wt:        newWeightTraffic(s),
+		queue:     t.queue,
 	}
 	pm.reqOvh, pm.loneFE, pm.admitOvh = requestCosts(p, s)
 	if pm.bw <= 0 {
@@ -967,6 +996,7 @@ func genTokens(w Workload) float64 {
 }
 
 func predictWith(pm perfModel, w Workload) Prediction {
+	pm = pm.forWorkload(w)
 	b := max(w.Concurrency, 1)
 	prompt := float64(w.Prompt)
 	gen := genTokens(w)

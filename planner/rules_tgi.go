@@ -162,6 +162,9 @@ func (tgiRules) admitOverheadMs() float64 { return 0 }
 // frontEndProcess: the Rust router talks to the Python shards over gRPC.
 func (tgiRules) frontEndProcess(string) bool { return true }
 
+// streamOverheadUs: the Rust router streams; the Python shards only step.
+func (tgiRules) streamOverheadUs(string) float64 { return 0 }
+
 // schedLimits: max_batch_prefill_tokens 4096 and 128 concurrent requests
 // (router defaults [U]).
 func (tgiRules) schedLimits(Scenario) schedLimits {

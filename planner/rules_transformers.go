@@ -27,6 +27,9 @@ func (transformersRules) admitOverheadMs() float64 { return 0 }
 // frontEndProcess: generate runs in the caller's process.
 func (transformersRules) frontEndProcess(string) bool { return false }
 
+// streamOverheadUs: generate streams nothing to clients.
+func (transformersRules) streamOverheadUs(string) float64 { return 0 }
+
 // schedLimits: one generate call, the batch as given.
 func (transformersRules) schedLimits(Scenario) schedLimits {
 	return schedLimits{maxSeqs: 1, budget: 1 << 20}

@@ -121,6 +121,32 @@ func (trtllmRules) admitOverheadMs() float64 { return 0 }
 // workers it spawns (llmapi's GenerationExecutorProxy).
 func (trtllmRules) frontEndProcess(string) bool { return true }
 
+// trtllmServeStreamUs is what trtllm-serve spends per running sequence per
+// step streaming its token: the LLM API's post-processing (incremental
+// detokenizing, the OpenAI chunk, the SSE write) runs in the process of
+// the PyTorch executor's Python loop unless num_postprocess_workers is
+// set (default 0; NVIDIA/TensorRT-LLM PR #5122 "reduce the main process
+// pressure by splitting the post-processing to other processes"), so it
+// is serial with the steps. trtllm-bench's throughput runs feed token ids
+// and do not stream (bench/benchmark/utils/asynchronous.py), and MLPerf's
+// submitters drive the C++ executor from LoadGen in-process: neither pays
+// it. [U: magnitude. GPUStack's trtllm-serve 1.2.0rc1 bursts of 1000
+// prompts on an H100 imply 250-280 µs per running sequence in all
+// (gpt-oss-20b: TPOT 224 ms at about 810 running, 3,615 tok/s; Qwen3-14B:
+// 162 ms at about 650), of which the fitted seq_overhead_us keeps 20 for
+// the executor; the grid measured with the fit is in
+// docs/predictions.md.]
+const trtllmServeStreamUs = 180.0
+
+// streamOverheadUs: trtllm-serve streams from the executor's process
+// (trtllmServeStreamUs); an MLPerf submission's harness does not.
+func (trtllmRules) streamOverheadUs(v string) float64 {
+	if mlperfHarness(v) {
+		return 0
+	}
+	return trtllmServeStreamUs
+}
+
 // schedLimits: max_batch_size 2048, max_num_tokens 8192 (trtllm-bench and
 // trtllm-serve defaults [U]).
 func (trtllmRules) schedLimits(Scenario) schedLimits {

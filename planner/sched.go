@@ -95,6 +95,7 @@ func (pm perfModel) chunkedPrefillMs(n Tokens, b, budget int) float64 {
 // (requestOverheadMs) after the burst.
 // Mean or median per w.Median.
 func predictBurst(pm perfModel, w Workload) Prediction {
+	pm = pm.forWorkload(w)
 	n := max(w.Burst, 1)
 	capN := min(admissionCap(pm.s, w), n)
 	w.Concurrency = capN

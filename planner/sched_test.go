@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -225,5 +226,53 @@ func TestLoneRequestPaysFrontEnd(t *testing.T) {
 		if d := float64(with.TTFT - without.TTFT); d < c.want-1e-9 || d > c.want+1e-9 {
 			t.Errorf("%s %q serving=%v: TTFT +%.3f ms, want +%g", c.engine, c.version, c.serving, d, c.want)
 		}
+	}
+}
+
+// trtllm-serve streams each token from the executor's own process, so a
+// served TensorRT-LLM run pays trtllmServeStreamUs per running sequence
+// per step: its TPOT at b sequences grows by b × that, once, in a closed
+// loop and in a burst alike. An offline run (trtllm-bench takes outputs
+// whole), an MLPerf harness and vLLM (another process streams) do not.
+func TestServedTRTLLMStreamsInProcess(t *testing.T) {
+	const b = 64
+	closed := Workload{Kind: WorkloadClosed, Prompt: 256, Gen: 128, Concurrency: b, Serving: true}
+	offline := closed
+	offline.Kind = WorkloadOffline
+	burst := closed
+	burst.Kind, burst.Burst = WorkloadBurst, b
+	for _, c := range []struct {
+		name, engine, version string
+		w                     Workload
+		want                  float64 // ms added to one step at b sequences
+	}{
+		{"trtllm-serve, clients", "trtllm", "1.2.0", closed, b * trtllmServeStreamUs / 1000},
+		{"trtllm-serve, newest", "trtllm", "", closed, b * trtllmServeStreamUs / 1000},
+		{"trtllm-bench offline", "trtllm", "1.2.0", offline, 0},
+		{"MLPerf harness", "trtllm", "MLPerf v4.1 submission", closed, 0},
+		{"vLLM V1", "vllm", "0.11.0", closed, 0},
+	} {
+		s := testServer()
+		s.Engine.ID, s.Engine.Policy, s.EngineVersion = EngineID(c.engine), Policy(c.engine), c.version
+		pm := newPerfModel(s, nil)
+		step, _ := pm.decodeStep(b, 320)
+		streamed, _ := pm.forWorkload(c.w).decodeStep(b, 320)
+		if d := streamed - step; math.Abs(d-c.want) > 1e-9 {
+			t.Errorf("%s: a step at %d sequences grows %.3f ms, want %.3f", c.name, b, d, c.want)
+		}
+		twice, _ := pm.forWorkload(c.w).forWorkload(c.w).decodeStep(b, 320)
+		if twice != streamed {
+			t.Errorf("%s: the streaming cost is paid twice when passed on (%.3f vs %.3f ms)", c.name, twice, streamed)
+		}
+	}
+	// Through the predictions: a served TensorRT-LLM burst's TPOT is
+	// longer than the same burst's without the streaming cost.
+	s := testServer()
+	s.Engine.ID, s.Engine.Policy = "trtllm", "trtllm"
+	pm := newPerfModel(s, nil)
+	free := pm
+	free.streamOvh = 0
+	if with, without := predictBurst(pm, burst), predictBurst(free, burst); !(with.TPOT > without.TPOT) {
+		t.Errorf("a trtllm-serve burst's TPOT %.2f ms is not above %.2f without streaming", with.TPOT, without.TPOT)
 	}
 }

@@ -55,3 +55,11 @@ func parseVersion(v string) ([]int, bool) {
 	}
 	return out, len(out) > 0
 }
+
+// mlperfHarness reports whether an engine_version names an MLPerf
+// submission ("MLPerf v4.1 submission") rather than a release: the
+// submitter's own harness drives the engine's executor from LoadGen in
+// one process, with no HTTP server and no streaming to clients.
+func mlperfHarness(v string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(v)), "mlperf")
+}
