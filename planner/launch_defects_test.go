@@ -345,6 +345,24 @@ func TestLaunchExpertDefaults(t *testing.T) {
 			}
 		}
 	})
+	t.Run("trtllm-serve at many users names what its streaming costs and the option that moves it", func(t *testing.T) {
+		for _, tc := range []struct {
+			users int
+			note  bool
+		}{{1, false}, {32, false}, {128, true}} {
+			l := fitCase{model: llama8, hw: "nvidia-h100-sxm5-80gb", quant: "bf16", engine: planner.TRTLLM, ctx: 4096, users: tc.users}.launch(t, c, planner.LaunchOptions{})
+			notes := strings.Join(l.Notes, "\n")
+			if got := strings.Contains(notes, "--num_postprocess_workers"); got != tc.note {
+				t.Errorf("%d users: note %v, want %v: %q", tc.users, got, tc.note, l.Notes)
+			}
+			if tc.note && !strings.Contains(notes, "at 128 users that is about 23 ms of every step") {
+				t.Errorf("%d users: the note does not say what a step pays: %q", tc.users, l.Notes)
+			}
+			if hasArg(l.Argv, "--num_postprocess_workers") {
+				t.Errorf("%d users: the command sets --num_postprocess_workers, which the plan's TPOT does not assume: %v", tc.users, l.Argv)
+			}
+		}
+	})
 	t.Run("sglang serve on main, launch_server before", func(t *testing.T) {
 		f := fitCase{model: llama8, hw: "nvidia-h100-sxm5-80gb", quant: "bf16", engine: planner.SGLang, ctx: 4096}
 		if l := f.launch(t, c, planner.LaunchOptions{}); l.Argv[0] != "sglang" || l.Argv[1] != "serve" {

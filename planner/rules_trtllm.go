@@ -76,8 +76,22 @@ func (trtllmRules) quantizesOnLoad(QuantFamily) bool { return false }
 func (trtllmRules) command(in *launchIn, l *Launch) (server, []string, error) {
 	cmd, files := trtllmArgs(*in)
 	l.Files = files
-	return cmd, trtllmKVNotes(in.s), nil
+	return cmd, append(trtllmKVNotes(in.s), trtllmStreamNotes(in.conc)...), nil
 }
+
+// trtllmStreamNotes says, for a launch of many users, what trtllm-serve's
+// streaming costs each step (trtllmServeStreamUs) and the option that
+// moves it out of the executor's process, which the plan does not assume.
+func trtllmStreamNotes(users int) []string {
+	if users < trtllmStreamNoteUsers {
+		return nil
+	}
+	return []string{fmt.Sprintf("trtllm-serve detokenizes and sends each streamed token in the executor's own process: at %d users that is about %.0f ms of every step, which this plan's TPOT includes; --num_postprocess_workers N (experimental, default 0) moves that work to N processes, and the server may then run faster than planned", users, float64(users)*trtllmServeStreamUs/1000)}
+}
+
+// trtllmStreamNoteUsers is where the streaming cost reaches about a step
+// of a small model (64 × 180 µs ≈ 12 ms), so the note is worth reading.
+const trtllmStreamNoteUsers = 64
 
 // trtllmKVNotes: without a dtype in kv_cache_config, TensorRT-LLM takes
 // the KV cache type the checkpoint names (hf_quant_config.json
