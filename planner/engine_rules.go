@@ -56,6 +56,10 @@ type engineRules interface {
 	// 0 where another process streams or the fitted seq_overhead_us
 	// already covers it.
 	streamOverheadUs(v string) float64
+	// seqOverheadPriorUs is the host µs per running sequence per step
+	// where the fit has none for the engine (PerfParams.SeqOverheadUs):
+	// no published row runs it at a batch that shows the cost.
+	seqOverheadPriorUs() float64
 	// schedLimits are the scheduler's default batch limits for the
 	// scenario: its device and the engine's release.
 	schedLimits(s Scenario) schedLimits

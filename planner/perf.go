@@ -351,8 +351,9 @@ func layerOverheadUs(p *PerfParams, b Backend) float64 {
 	return 20
 }
 
-// seqOverheadMs is the host-side ms per running sequence per step for
-// engine e: fitted per engine (PerfParams.SeqOverheadUs), else 0. A
+// seqOverheadMs is the host-side ms per running sequence per step for the
+// scenario's engine: fitted per engine (PerfParams.SeqOverheadUs), else
+// the engine's prior (seqOverheadPriorUs in its rules: TGI's), else 0. A
 // Python engine's scheduler, sampler and output processor touch every
 // running request each step, so at a thousand sequences this is tens of
 // milliseconds a step (vLLM issue #8779 and PR #9087 "async output
@@ -362,11 +363,14 @@ func layerOverheadUs(p *PerfParams, b Backend) float64 {
 // (common/sampling.cpp: set_logits fills one candidate per vocabulary
 // entry, 128-152k for current models, before the sampler chain runs), so
 // its per-slot cost is the largest of the fitted ones.
-func seqOverheadMs(p *PerfParams, e EngineID) float64 {
+func seqOverheadMs(p *PerfParams, s Scenario) float64 {
 	if p != nil {
-		if v, ok := p.SeqOverheadUs[string(e)]; ok {
+		if v, ok := p.SeqOverheadUs[string(s.Engine.ID)]; ok {
 			return v / 1000
 		}
+	}
+	if r, ok := rulesFor(s.Engine.Policy); ok {
+		return r.seqOverheadPriorUs() / 1000
 	}
 	return 0
 }
@@ -698,7 +702,7 @@ func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perf
 		effD:      t.effD,
 		effP:      t.effP,
 		ovh:       stepOverheadMs(s.Engine, b, s.EngineVersion) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
-		seqOvh:    seqOverheadMs(p, s.Engine.ID),
+		seqOvh:    seqOverheadMs(p, s),
 		streamOvh: streamOverheadMs(s),
 		mixed:     mixedSteps(s),
 		kvTok:     float64(KVBytesPerToken(s.Model, s.KV, s.devices())),

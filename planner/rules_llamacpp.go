@@ -300,6 +300,9 @@ func (llamaCppRules) frontEndProcess(string) bool { return false }
 // streamOverheadUs: llama-server's HTTP threads send each slot's tokens beside its slot loop; what the loop itself spends per slot is the fitted seq_overhead_us.
 func (llamaCppRules) streamOverheadUs(string) float64 { return 0 }
 
+// seqOverheadPriorUs: fitted (seq_overhead_us).
+func (llamaCppRules) seqOverheadPriorUs() float64 { return 0 }
+
 // schedLimits: llama-server's parallel slots (-np, 4 when auto) and -b
 // 2048.
 func (llamaCppRules) schedLimits(Scenario) schedLimits {

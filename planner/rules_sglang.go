@@ -192,6 +192,9 @@ func (sglangRules) frontEndProcess(string) bool { return true }
 // streamOverheadUs: the DetokenizerManager process detokenizes and the TokenizerManager streams, both apart from the scheduler; the scheduler's own per-request work is the fitted seq_overhead_us.
 func (sglangRules) streamOverheadUs(string) float64 { return 0 }
 
+// seqOverheadPriorUs: fitted (seq_overhead_us).
+func (sglangRules) seqOverheadPriorUs() float64 { return 0 }
+
 // schedLimits: max_running_requests bounded by the pool, and
 // chunked_prefill_size 8192 (2048 on GPUs under 32 GiB) [U: server_args.py
 // defaults].

@@ -162,8 +162,24 @@ func (tgiRules) admitOverheadMs() float64 { return 0 }
 // frontEndProcess: the Rust router talks to the Python shards over gRPC.
 func (tgiRules) frontEndProcess(string) bool { return true }
 
-// streamOverheadUs: the Rust router streams; the Python shards only step.
+// streamOverheadUs: the Rust router streams to clients; what the Python
+// shard does per request each step is seqOverheadPriorUs, streamed or not.
 func (tgiRules) streamOverheadUs(string) float64 { return 0 }
+
+// tgiShardSeqUs is TGI's host work per running sequence per step: the
+// Python shard's generate_token decodes every request's new token
+// (Model.decode_token: two tokenizer.decode calls over its recent ids,
+// server/text_generation_server/models/model.py) and builds its
+// Generation for the router, every step and serial with it. [U:
+// magnitude. No published TGI row runs more than one sequence, so it is
+// not fitted; 120 µs is vLLM's fitted per-sequence cost, whose V0 loop did
+// the same kind of work in Python. TGI's own benchmark of mt0-xxl (seed
+// 004, an older release) grows a decode step 43 → 64 ms from 1 to 32
+// sequences, several hundred µs each.]
+const tgiShardSeqUs = 120.0
+
+// seqOverheadPriorUs: tgiShardSeqUs.
+func (tgiRules) seqOverheadPriorUs() float64 { return tgiShardSeqUs }
 
 // schedLimits: max_batch_prefill_tokens 4096 and 128 concurrent requests
 // (router defaults [U]).

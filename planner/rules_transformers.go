@@ -30,6 +30,9 @@ func (transformersRules) frontEndProcess(string) bool { return false }
 // streamOverheadUs: generate streams nothing to clients.
 func (transformersRules) streamOverheadUs(string) float64 { return 0 }
 
+// seqOverheadPriorUs: none: one request at a time.
+func (transformersRules) seqOverheadPriorUs() float64 { return 0 }
+
 // schedLimits: one generate call, the batch as given.
 func (transformersRules) schedLimits(Scenario) schedLimits {
 	return schedLimits{maxSeqs: 1, budget: 1 << 20}

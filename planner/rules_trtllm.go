@@ -161,6 +161,9 @@ func (trtllmRules) streamOverheadUs(v string) float64 {
 	return trtllmServeStreamUs
 }
 
+// seqOverheadPriorUs: fitted (seq_overhead_us).
+func (trtllmRules) seqOverheadPriorUs() float64 { return 0 }
+
 // schedLimits: max_batch_size 2048, max_num_tokens 8192 (trtllm-bench and
 // trtllm-serve defaults [U]).
 func (trtllmRules) schedLimits(Scenario) schedLimits {

@@ -336,6 +336,9 @@ func (vllmRules) frontEndProcess(v string) bool { return VersionAtLeast(v, "0.8.
 // streamOverheadUs: V1's API server process detokenizes and streams apart from EngineCore; V0's output processing ran in the engine loop, and the fitted seq_overhead_us covers both.
 func (vllmRules) streamOverheadUs(string) float64 { return 0 }
 
+// seqOverheadPriorUs: fitted (seq_overhead_us).
+func (vllmRules) seqOverheadPriorUs() float64 { return 0 }
+
 // schedLimits: the release's max_num_seqs and max_num_batched_tokens
 // (vllmBatchDefaults) for a server at the scenario's max_model_len.
 func (vllmRules) schedLimits(s Scenario) schedLimits {

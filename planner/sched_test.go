@@ -276,3 +276,35 @@ func TestServedTRTLLMStreamsInProcess(t *testing.T) {
 		t.Errorf("a trtllm-serve burst's TPOT %.2f ms is not above %.2f without streaming", with.TPOT, without.TPOT)
 	}
 }
+
+// An engine the fit has no per-sequence cost for takes its rules' prior:
+// TGI's Python shard decodes every request's token each step, so a TGI
+// step at b sequences costs b × tgiShardSeqUs more than at none; a fitted
+// value replaces the prior, and an engine without one (Ollama) pays 0.
+func TestSeqOverheadPrior(t *testing.T) {
+	s := testServer()
+	s.Engine.ID, s.Engine.Policy = "tgi", "tgi"
+	if got, want := seqOverheadMs(nil, s), tgiShardSeqUs/1000; math.Abs(got-want) > 1e-12 {
+		t.Errorf("TGI without a fitted value: %v ms per sequence, want %v", got, want)
+	}
+	p := DefaultPerfParams()
+	p.SeqOverheadUs = map[string]float64{"tgi": 40}
+	if got := seqOverheadMs(&p, s); math.Abs(got-0.04) > 1e-12 {
+		t.Errorf("TGI with a fitted 40 µs: %v ms, want 0.04", got)
+	}
+	o := s
+	o.Engine.ID, o.Engine.Policy = "ollama", "ollama"
+	if got := seqOverheadMs(nil, o); got != 0 {
+		t.Errorf("Ollama: %v ms per sequence, want 0", got)
+	}
+	pm := newPerfModel(s, nil)
+	one, _ := pm.decodeStep(1, 320)
+	many, _ := pm.decodeStep(65, 320)
+	free := pm
+	free.seqOvh = 0
+	oneFree, _ := free.decodeStep(1, 320)
+	manyFree, _ := free.decodeStep(65, 320)
+	if d := (many - one) - (manyFree - oneFree); math.Abs(d-64*tgiShardSeqUs/1000) > 1e-9 {
+		t.Errorf("64 more TGI sequences add %.3f ms of host work per step, want %.3f", d, 64*tgiShardSeqUs/1000)
+	}
+}
