@@ -297,7 +297,9 @@ func (llamaCppRules) admitOverheadMs() float64 { return 0 }
 // one process.
 func (llamaCppRules) frontEndProcess(string) bool { return false }
 
-// streamOverheadUs: llama-server's HTTP threads send each slot's tokens beside its slot loop; what the loop itself spends per slot is the fitted seq_overhead_us.
+// streamOverheadUs: llama-server's HTTP threads send each slot's tokens
+// beside its slot loop; what the loop itself spends per slot is the fitted
+// seq_overhead_us.
 func (llamaCppRules) streamOverheadUs(string) float64 { return 0 }
 
 // seqOverheadPriorUs: fitted (seq_overhead_us).

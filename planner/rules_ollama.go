@@ -179,10 +179,12 @@ func (ollamaRules) admitOverheadMs() float64 { return 0 }
 // model over HTTP.
 func (ollamaRules) frontEndProcess(string) bool { return true }
 
-// streamOverheadUs: the Ollama server streams from its own process, apart from the runner's slot loop.
+// streamOverheadUs: the Ollama server streams from its own process, apart
+// from the runner's slot loop.
 func (ollamaRules) streamOverheadUs(string) float64 { return 0 }
 
-// seqOverheadPriorUs: none: no published Ollama row runs more than one request at a time, and its Go runner's per-slot work is unmeasured [U].
+// seqOverheadPriorUs: none: no published Ollama row runs more than one
+// request at a time, and its Go runner's per-slot work is unmeasured [U].
 func (ollamaRules) seqOverheadPriorUs() float64 { return 0 }
 
 // schedLimits: OLLAMA_NUM_PARALLEL 4 [U] and the runner's -b 2048.

@@ -189,7 +189,9 @@ func (sglangRules) admitOverheadMs() float64 { return pythonAdmitMs }
 // DetokenizerManager's (srt/entrypoints/engine.py launches the three).
 func (sglangRules) frontEndProcess(string) bool { return true }
 
-// streamOverheadUs: the DetokenizerManager process detokenizes and the TokenizerManager streams, both apart from the scheduler; the scheduler's own per-request work is the fitted seq_overhead_us.
+// streamOverheadUs: the DetokenizerManager process detokenizes and the
+// TokenizerManager streams, both apart from the scheduler; the scheduler's
+// own per-request work is the fitted seq_overhead_us.
 func (sglangRules) streamOverheadUs(string) float64 { return 0 }
 
 // seqOverheadPriorUs: fitted (seq_overhead_us).

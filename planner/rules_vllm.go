@@ -333,7 +333,9 @@ func (vllmRules) admitOverheadMs() float64 { return pythonAdmitMs }
 // server's own event loop.
 func (vllmRules) frontEndProcess(v string) bool { return VersionAtLeast(v, "0.8.0") }
 
-// streamOverheadUs: V1's API server process detokenizes and streams apart from EngineCore; V0's output processing ran in the engine loop, and the fitted seq_overhead_us covers both.
+// streamOverheadUs: V1's API server process detokenizes and streams apart
+// from EngineCore; V0's output processing ran in the engine loop, and the
+// fitted seq_overhead_us covers both.
 func (vllmRules) streamOverheadUs(string) float64 { return 0 }
 
 // seqOverheadPriorUs: fitted (seq_overhead_us).
