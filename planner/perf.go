@@ -351,38 +351,36 @@ func layerOverheadUs(p *PerfParams, b Backend) float64 {
 	return 20
 }
 
-// seqOverheadMs is the host-side ms per running sequence per step for the
-// scenario's engine: fitted per engine (PerfParams.SeqOverheadUs), else
-// the engine's prior (seqOverheadPriorUs in its rules: TGI's), else 0. A
-// Python engine's scheduler, sampler and output processor touch every
-// running request each step, so at a thousand sequences this is tens of
-// milliseconds a step (vLLM issue #8779 and PR #9087 "async output
-// processing" [U: magnitudes]); the GPU step model alone predicted
-// 1000-prompt bursts' TPOT at half the published values. llama-server
-// samples every slot on the CPU over the whole vocabulary
-// (common/sampling.cpp: set_logits fills one candidate per vocabulary
-// entry, 128-152k for current models, before the sampler chain runs), so
-// its per-slot cost is the largest of the fitted ones.
-func seqOverheadMs(p *PerfParams, s Scenario) float64 {
+// seqCosts are the host-side ms per running sequence per step for the
+// scenario's engine:
+//   - seq, on every step: fitted per engine (PerfParams.SeqOverheadUs),
+//     else the engine's prior (seqOverheadPriorUs in its rules: TGI's),
+//     else 0. A Python engine's scheduler, sampler and output processor
+//     touch every running request each step, so at a thousand sequences
+//     this is tens of milliseconds a step (vLLM issue #8779 and PR #9087
+//     "async output processing" [U: magnitudes]); the GPU step model alone
+//     predicted 1000-prompt bursts' TPOT at half the published values.
+//     llama-server samples every slot on the CPU over the whole vocabulary
+//     (common/sampling.cpp: set_logits fills one candidate per vocabulary
+//     entry, 128-152k for current models, before the sampler chain runs),
+//     so its per-slot cost is the largest of the fitted ones;
+//   - stream, more on each step of a workload that streams tokens to
+//     clients from the engine's own process (streamOverheadUs in its
+//     rules; added by forWorkload).
+//
+// One rules lookup for both, as requestCosts does for the per-request
+// costs.
+func seqCosts(p *PerfParams, s Scenario) (seq, stream float64) {
+	r, ok := rulesFor(s.Engine.Policy)
+	if ok {
+		seq, stream = r.seqOverheadPriorUs()/1000, r.streamOverheadUs(s.EngineVersion)/1000
+	}
 	if p != nil {
-		if v, ok := p.SeqOverheadUs[string(s.Engine.ID)]; ok {
-			return v / 1000
+		if v, fitted := p.SeqOverheadUs[string(s.Engine.ID)]; fitted {
+			seq = v / 1000
 		}
 	}
-	if r, ok := rulesFor(s.Engine.Policy); ok {
-		return r.seqOverheadPriorUs() / 1000
-	}
-	return 0
-}
-
-// streamOverheadMs is the engine's ms per running sequence per step for
-// streaming tokens to clients in its own process (streamOverheadUs in
-// its rules), paid only by a workload that streams (forWorkload).
-func streamOverheadMs(s Scenario) float64 {
-	if r, ok := rulesFor(s.Engine.Policy); ok {
-		return r.streamOverheadUs(s.EngineVersion) / 1000
-	}
-	return 0
+	return seq, stream
 }
 
 // streams reports whether w's tokens go out to clients as they are made:
@@ -696,19 +694,18 @@ func newPerfModelEff(s Scenario, p *PerfParams, effD, effP float64) perfModel {
 // one for it.
 func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perfModel {
 	pm := perfModel{
-		s:         s,
-		bw:        s.Hardware.Bandwidth(),
-		peak:      computePeak(s, b),
-		effD:      t.effD,
-		effP:      t.effP,
-		ovh:       stepOverheadMs(s.Engine, b, s.EngineVersion) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
-		seqOvh:    seqOverheadMs(p, s),
-		streamOvh: streamOverheadMs(s),
-		mixed:     mixedSteps(s),
-		kvTok:     float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
-		wt:        newWeightTraffic(s),
-		queue:     t.queue,
+		s:     s,
+		bw:    s.Hardware.Bandwidth(),
+		peak:  computePeak(s, b),
+		effD:  t.effD,
+		effP:  t.effP,
+		ovh:   stepOverheadMs(s.Engine, b, s.EngineVersion) + float64(s.Model.Layers)*layerOverheadUs(p, b)/1000,
+		mixed: mixedSteps(s),
+		kvTok: float64(KVBytesPerToken(s.Model, s.KV, s.devices())),
+		wt:    newWeightTraffic(s),
+		queue: t.queue,
 	}
+	pm.seqOvh, pm.streamOvh = seqCosts(p, s)
 	pm.reqOvh, pm.loneFE, pm.admitOvh = requestCosts(p, s)
 	if pm.bw <= 0 {
 		pm.bw = unknownMemBytesPerS

@@ -284,17 +284,17 @@ func TestServedTRTLLMStreamsInProcess(t *testing.T) {
 func TestSeqOverheadPrior(t *testing.T) {
 	s := testServer()
 	s.Engine.ID, s.Engine.Policy = "tgi", "tgi"
-	if got, want := seqOverheadMs(nil, s), tgiShardSeqUs/1000; math.Abs(got-want) > 1e-12 {
+	if got, want := firstOf(seqCosts(nil, s)), tgiShardSeqUs/1000; math.Abs(got-want) > 1e-12 {
 		t.Errorf("TGI without a fitted value: %v ms per sequence, want %v", got, want)
 	}
 	p := DefaultPerfParams()
 	p.SeqOverheadUs = map[string]float64{"tgi": 40}
-	if got := seqOverheadMs(&p, s); math.Abs(got-0.04) > 1e-12 {
+	if got := firstOf(seqCosts(&p, s)); math.Abs(got-0.04) > 1e-12 {
 		t.Errorf("TGI with a fitted 40 µs: %v ms, want 0.04", got)
 	}
 	o := s
 	o.Engine.ID, o.Engine.Policy = "ollama", "ollama"
-	if got := seqOverheadMs(nil, o); got != 0 {
+	if got := firstOf(seqCosts(nil, o)); got != 0 {
 		t.Errorf("Ollama: %v ms per sequence, want 0", got)
 	}
 	pm := newPerfModel(s, nil)
@@ -308,3 +308,6 @@ func TestSeqOverheadPrior(t *testing.T) {
 		t.Errorf("64 more TGI sequences add %.3f ms of host work per step, want %.3f", d, 64*tgiShardSeqUs/1000)
 	}
 }
+
+// firstOf is a pair's first value.
+func firstOf(a, _ float64) float64 { return a }
