@@ -73,9 +73,9 @@ check "unit tests" env -u HEADROOM_OLLAMA go test -tags ci -count=1 ./...
 
 # The GUI's cgo build (about 5 minutes cold, most of it one C compile of
 # GLFW on one core) starts here in the background, so it overlaps the
-# fuzzing and cross-builds instead of adding to them; the GUI step below
-# waits for it. Fuzzing runs for a fixed time whatever the load, and no
-# later step asserts a speed.
+# fuzzing and cross-builds instead of adding to them. Fuzzing runs for a
+# fixed time whatever the load and none of the steps it overlaps asserts
+# a speed; the engine tests, which do time Ollama, start after it ends.
 gui_tools=false
 if command -v Xvfb >/dev/null 2>&1 && command -v import >/dev/null 2>&1 && command -v gcc >/dev/null 2>&1 && command -v xdotool >/dev/null 2>&1; then
 	gui_tools=true
@@ -88,7 +88,7 @@ fi
 
 step "fuzzing (every target, FUZZTIME each)"
 # scripts/fuzz.sh finds every fuzz target and runs it in turn (5 s each in
-# CI, 40 targets; FUZZTIME=5m for the long run before a release).
+# CI, 44 targets; FUZZTIME=5m for the long run before a release).
 check "fuzz" env FUZZTIME="${FUZZTIME:-5s}" bash scripts/fuzz.sh
 
 step "cross-builds (darwin/arm64, darwin/amd64, windows/amd64, linux/arm64)"
