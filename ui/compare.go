@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/headroom-planner/headroom/app"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -231,16 +232,16 @@ func (s *CompareScreen) SetDevices(ids ...string) {
 // ones first. Ticking does not reorder the list (it would move under the
 // pointer); the next search or SetDevices does.
 func (s *CompareScreen) filterHardware(q string) {
-	hq := parseHardwareQuery(q)
+	hq := app.ParseHardwareQuery(q)
 	// This machine's memory and price are not known here: only the words
 	// of the search apply to it.
-	words := hardwareQuery{words: hq.words}
+	words := hq.WordsOnly()
 	s.hwShown = s.hwShown[:0]
 	var unticked []int
 	for i, n := range s.hwNames {
-		ok := hq.matches(s.hw[i], n)
+		ok := hq.Matches(s.hw[i], n)
 		if i == 0 {
-			ok = words.matches(s.hw[i], n)
+			ok = words.Matches(s.hw[i], n)
 		}
 		switch {
 		case ok && s.checked[s.hwIDs[i]]:

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/headroom-planner/headroom/app"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -348,7 +349,7 @@ func kvChoices(c *planner.Catalog) (ids, labels []string) {
 // hardwareSelect offers this machine first, then the catalog.
 // hardwarePicker is the device select with a search above it: typing
 // names, memory or price bounds ("24gb", ">=48gb", "<$2000", "nvidia")
-// narrows the select's options (hardwareQuery). "This machine" and the
+// narrows the select's options (app.HardwareQuery). "This machine" and the
 // device chosen stay offered whatever the search.
 type hardwarePicker struct {
 	*selectChoice
@@ -369,12 +370,12 @@ func newHardwareSelect(c *planner.Catalog, changed func()) *hardwarePicker {
 
 // filter offers the devices that answer query q.
 func (p *hardwarePicker) filter(q string) {
-	hq := parseHardwareQuery(q)
+	hq := app.ParseHardwareQuery(q)
 	chosen := p.id()
 	ids, labels := []string{""}, []string{p.labels[0]}
 	for _, h := range p.hw {
 		l := hardwareLabel(h)
-		if h.ID == chosen || hq.matches(h, l) {
+		if h.ID == chosen || hq.Matches(h, l) {
 			ids, labels = append(ids, h.ID), append(labels, l)
 		}
 	}
