@@ -195,3 +195,47 @@ func (a *App) RemoveCalibration(key string) (string, error) {
 	a.ReloadCalibrations()
 	return k, nil
 }
+
+// ImportedCalibration is a profile fitted from imported benchmark rows
+// and the device it is for.
+type ImportedCalibration struct {
+	Profile calibrate.Profile
+	Machine Machine
+	// Unreached counts the setup's decode rows no efficiency reproduces
+	// (planner.RowsCalibration.Unreached).
+	Unreached int
+}
+
+// ImportCalibrations fits one calibration per setup (device, engine,
+// backend) of rows, benchmark results imported from a file (source names
+// it): the factor the setup's decode-side rows say the fitted decode
+// efficiency is off by (planner.FitRowsCalibration). A setup whose rows
+// imply a decode efficiency above 1 on a catalog device ran faster than
+// its memory allows: the rows name another device, device count or
+// format, and the import is refused with the row's setup named. Save
+// each result with SaveCalibration.
+func (a *App) ImportCalibrations(rows []planner.Measurement, source string) ([]ImportedCalibration, error) {
+	c := a.Catalog()
+	cals, err := planner.FitRowsCalibration(c, rows, c.Perf)
+	if err != nil {
+		return nil, Usage(fmt.Errorf("calibrate import %s: %w", source, err))
+	}
+	var out []ImportedCalibration
+	for _, cal := range cals {
+		h, err := c.FindHardware(cal.Hardware)
+		if err != nil {
+			return nil, err
+		}
+		if cal.MaxImpliedEff > 1 && !strings.HasPrefix(h.ID, "generic") {
+			return nil, Usagef("calibrate import %s: a %s row on %s implies a decode efficiency of %.2f, faster than the device's %.0f GB/s allow: check --hardware, --devices and --quant",
+				source, cal.Engine, h.ID, cal.MaxImpliedEff, h.BandwidthGBs)
+		}
+		out = append(out, ImportedCalibration{
+			Profile: calibrate.Profile{Hardware: h.ID, Engine: string(cal.Engine), Backend: string(cal.Backend), Key: cal.Key(),
+				Created: a.opt.Now().UTC(), Source: "calibrate import " + source, Terms: cal.Terms, Fit: cal.Fit},
+			Machine:   Machine{Hardware: h},
+			Unreached: cal.Unreached,
+		})
+	}
+	return out, nil
+}

@@ -23,6 +23,9 @@ const (
 	maxBandwidth    = 100000.0
 	maxTFLOPS       = 1e5
 	peakSlack       = 1.10 // measured may pass the datasheet peak by 10% (boost clocks, rounding)
+	// A decode factor within 2% of the ends of the range
+	// planner.FitRowsCalibration searches is a failed fit.
+	scaleSlack = 1.02
 )
 
 // Noise thresholds of a host benchmark: below minPasses repeats, or with
@@ -97,7 +100,7 @@ func Check(p Profile, hw planner.Hardware) []Problem {
 		term   string
 		v      float64
 		fitted int // points the fit had; 0 with v == 0 means "not fitted, keep the prior"
-	}{{"decode_bw_efficiency", t.DecodeEff, p.Fit.DecodePoints}, {"prefill_compute_efficiency", t.PrefillEff, p.Fit.PrefillPoints}} {
+	}{{"decode_bw_efficiency", t.DecodeEff, decodeEffPoints(p)}, {"prefill_compute_efficiency", t.PrefillEff, p.Fit.PrefillPoints}} {
 		switch {
 		case e.v == 0 && e.fitted == 0:
 		case !finite(e.v) || e.v < minEff:
@@ -105,6 +108,9 @@ func Check(p Profile, hw planner.Hardware) []Problem {
 		case e.v > maxEff:
 			add(e.term, e.v, true, "an efficiency above %g is faster than the device can run", maxEff)
 		}
+	}
+	if t.DecodeScale != 0 && (!finite(t.DecodeScale) || t.DecodeScale < planner.MinDecodeScale*scaleSlack || t.DecodeScale > planner.MaxDecodeScale/scaleSlack) {
+		add("decode_scale", t.DecodeScale, true, "a factor on the fitted decode efficiency must lie inside %g to %g: no published setup is that far from the fit (were the rows imported with the right --hardware, --devices and --quant?)", planner.MinDecodeScale, planner.MaxDecodeScale)
 	}
 	if !finite(t.StepOverheadMs) || t.StepOverheadMs < 0 || t.StepOverheadMs > maxStepOverhead {
 		add("step_overhead_ms", t.StepOverheadMs, true, "must be between 0 and %g ms", maxStepOverhead)
@@ -116,6 +122,16 @@ func Check(p Profile, hw planner.Hardware) []Problem {
 	}
 	checkFit(p.Fit, add)
 	return out
+}
+
+// decodeEffPoints is the number of points behind the profile's absolute
+// decode efficiency: none when the decode points fitted a factor on the
+// fitted efficiency instead (DecodeScale, an imported calibration).
+func decodeEffPoints(p Profile) int {
+	if p.Terms.DecodeScale != 0 {
+		return 0
+	}
+	return p.Fit.DecodePoints
 }
 
 type adder func(term string, v float64, fatal bool, format string, a ...any)

@@ -252,3 +252,25 @@ func FuzzLoadProfile(f *testing.F) {
 		}
 	})
 }
+
+// An imported calibration carries a factor on the fitted decode efficiency
+// and no absolute one: that is not a failed fit. A factor at either end of
+// the range the fit searches is refused.
+func TestCheckDecodeScale(t *testing.T) {
+	imported := func(k float64) Profile {
+		return Profile{Hardware: box.ID, Engine: "vllm", Backend: "cuda", Source: "calibrate import result.json",
+			Terms: planner.Calibrated{DecodeScale: k}, Fit: planner.CalFit{DecodePoints: 4}}
+	}
+	for _, tc := range []struct {
+		k     float64
+		fatal bool
+	}{{0.7, false}, {3, false}, {planner.MinDecodeScale, true}, {planner.MaxDecodeScale, true}, {0.0501, true}, {-1, true}} {
+		ps := Check(imported(tc.k), box)
+		if Fatal(ps) != tc.fatal {
+			t.Errorf("factor %g: problems %v, want fatal %v", tc.k, ps, tc.fatal)
+		}
+		if !tc.fatal && len(ps) > 0 {
+			t.Errorf("factor %g: %v", tc.k, ps)
+		}
+	}
+}

@@ -97,6 +97,7 @@ func Compare(prev *Profile, next Profile, hw planner.Hardware) Comparison {
 		{"step_overhead_ms", o.StepOverheadMs, n.StepOverheadMs},
 		{"bandwidth_gb_s", o.BandwidthGBs, n.BandwidthGBs},
 		{"tflops", o.TFLOPS, n.TFLOPS},
+		{"decode_scale", o.DecodeScale, n.DecodeScale},
 	} {
 		if math.Abs(t.New-t.Old) > 0.01*math.Max(math.Abs(t.Old), 1e-12) {
 			c.Changes = append(c.Changes, t)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -178,4 +179,184 @@ func predictScenario(s Scenario, m Measurement, p *PerfParams) (float64, error) 
 // PredictRow predicts a measurement row for an explicit scenario.
 func PredictRow(s Scenario, m Measurement, p *PerfParams) (float64, error) {
 	return predictScenario(s, m, p)
+}
+
+// RowsCalibration is a calibration fitted from benchmark rows of one
+// setup (FitRowsCalibration).
+type RowsCalibration struct {
+	Hardware string
+	Engine   EngineID
+	Backend  Backend
+	Terms    Calibrated
+	Fit      CalFit
+	// MaxImpliedEff is the largest decode efficiency a single-stream
+	// decode row implied: above 1, the row ran faster than the device's
+	// memory allows. (Serving rows are left out: their implied efficiency
+	// also carries what the model misses of queueing and host costs, and
+	// published H100 bursts imply up to 1.6.)
+	MaxImpliedEff float64
+	// Unreached counts decode rows the model cannot predict: left out of
+	// the factor.
+	Unreached int
+}
+
+// Key is the calibration key (CalibrationKey) the result is saved under.
+func (r RowsCalibration) Key() string { return CalibrationKey(r.Hardware, r.Engine, r.Backend) }
+
+// FitRowsCalibration fits, for each setup (device, engine, backend) of
+// rows, the factor on the fitted decode efficiency that best reproduces
+// the setup's decode-side rows (tg, TPOT, ITL, output throughput,
+// requests/s): the factor k in [1/20, 20] minimizing the sum of squared
+// log errors of their predictions with it (golden-section search on
+// log k), so every scenario and workload the model predicts counts, and a
+// row the factor barely moves (its time goes to prefill or host costs)
+// barely moves it. Residuals list every row of the setup, prefill and
+// TTFT included, predicted with the factor.
+//
+// Prefill is not calibrated from rows. Measured on the published rows
+// held out by source (docs/predictions.md, "Your own benchmark run"),
+// scaling each held-out setup's decode by its first row of each metric
+// lowered the decode-side errors, while doing the same for prefill with
+// the first pp row made the setup's other prefill rows worse: a prefill
+// factor learned on one model and prompt length does not carry to others.
+func FitRowsCalibration(c *Catalog, rows []Measurement, p *PerfParams) ([]RowsCalibration, error) {
+	type acc struct {
+		cal   RowsCalibration
+		dec   []Measurement
+		rows  []Measurement
+		order int
+	}
+	setups := map[string]*acc{}
+	var skipped []string
+	for _, m := range rows {
+		s, err := ScenarioFor(c, m)
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("%s %s: %v", m.Model, m.Metric, err))
+			continue
+		}
+		b, err := s.ResolveBackend()
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("%s %s: %v", m.Model, m.Metric, err))
+			continue
+		}
+		k := CalibrationKey(s.Hardware.ID, s.Engine.ID, b)
+		a := setups[k]
+		if a == nil {
+			a = &acc{cal: RowsCalibration{Hardware: s.Hardware.ID, Engine: s.Engine.ID, Backend: b}, order: len(setups)}
+			setups[k] = a
+		}
+		a.rows = append(a.rows, m)
+		if !decodeMetric(m.Metric) {
+			continue
+		}
+		if v, err := PredictMeasurement(c, m, p); err != nil || !(v > 0) || math.IsInf(v, 0) || !(m.Value > 0) {
+			a.cal.Unreached++
+			continue
+		}
+		a.dec = append(a.dec, m)
+		if w := WorkloadFor(m); !w.Serving && w.Concurrency <= 1 {
+			a.cal.MaxImpliedEff = math.Max(a.cal.MaxImpliedEff, singleStreamEff(c, m, p))
+		}
+	}
+	var out []RowsCalibration
+	for _, a := range setups {
+		if len(a.dec) == 0 {
+			continue
+		}
+		key := a.cal.Key()
+		with := func(k float64) *PerfParams {
+			pp := *p
+			pp.Calibrations = map[string]Calibrated{key: {DecodeScale: k}}
+			return &pp
+		}
+		loss := func(logK float64) float64 {
+			pk := with(math.Exp(logK))
+			var sum float64
+			for _, m := range a.dec {
+				v, err := PredictMeasurement(c, m, pk)
+				if err != nil || !(v > 0) {
+					return math.Inf(1)
+				}
+				e := math.Log(v / m.Value)
+				sum += e * e
+			}
+			return sum
+		}
+		a.cal.Terms.DecodeScale = math.Exp(goldenMin(loss, math.Log(MinDecodeScale), math.Log(MaxDecodeScale), 40))
+		a.cal.Fit.DecodePoints = len(a.dec)
+		pk := with(a.cal.Terms.DecodeScale)
+		for _, m := range a.rows {
+			v, err := PredictMeasurement(c, m, pk)
+			if err != nil || !(v > 0) {
+				continue
+			}
+			a.cal.Fit.Residuals = append(a.cal.Fit.Residuals, CalResidual{Metric: m.Metric, Label: rowLabel(m), Measured: m.Value, Predicted: v})
+		}
+		out = append(out, a.cal)
+	}
+	if len(out) == 0 {
+		why := "no row of a decode metric (tg_tps, tpot_ms, itl_ms, total_out_tps, req_per_s) that the model predicts"
+		if len(skipped) > 0 {
+			why += "; skipped: " + skipped[0]
+		}
+		return nil, fmt.Errorf("%w: %s", ErrTooFewPoints, why)
+	}
+	sort.Slice(out, func(i, j int) bool { return setups[out[i].Key()].order < setups[out[j].Key()].order })
+	return out, nil
+}
+
+// singleStreamEff is the decode efficiency a single-stream decode row
+// implies (impliedEfficiency); past the inversion's range, how much faster
+// than at efficiency 1 it ran (the speed ratio, also above 1).
+func singleStreamEff(c *Catalog, m Measurement, p *PerfParams) float64 {
+	if e, ok := impliedEfficiency(c, m, p, true); ok {
+		return e
+	}
+	v, err := predictMeasurementEff(c, m, p, 1, 0)
+	if err != nil || !(v > 0) {
+		return 0
+	}
+	if m.Metric == MetricTPOT || m.Metric == MetricITL {
+		return v / m.Value
+	}
+	return m.Value / v
+}
+
+// The range FitRowsCalibration searches a decode factor in: the
+// published rows held out by source are off by 2-3× at worst, so a factor
+// at either end means the rows describe another setup than the one they
+// name (calibrate.Check refuses it).
+const MinDecodeScale, MaxDecodeScale = 0.05, 20.0
+
+// goldenMin is the x in [lo, hi] minimizing f, by golden-section search
+// with n steps (f unimodal or nearly so).
+func goldenMin(f func(float64) float64, lo, hi float64, n int) float64 {
+	g := (math.Sqrt(5) - 1) / 2
+	a, b := lo, hi
+	x1, x2 := b-g*(b-a), a+g*(b-a)
+	f1, f2 := f(x1), f(x2)
+	for i := 0; i < n; i++ {
+		if f1 <= f2 {
+			b, x2, f2 = x2, x1, f1
+			x1 = b - g*(b-a)
+			f1 = f(x1)
+		} else {
+			a, x1, f1 = x1, x2, f2
+			x2 = a + g*(b-a)
+			f2 = f(x2)
+		}
+	}
+	return (a + b) / 2
+}
+
+// rowLabel names a measurement row in a calibration's residuals.
+func rowLabel(m Measurement) string {
+	l := fmt.Sprintf("%s %s %s p%d g%d", m.Model, m.Quant, WorkloadKindOf(m), m.PromptTokens, m.GenTokens)
+	switch {
+	case m.RequestRate > 0:
+		l += fmt.Sprintf(" %g req/s", m.RequestRate)
+	case m.Concurrency > 1:
+		l += fmt.Sprintf(" c%d", m.Concurrency)
+	}
+	return l
 }

@@ -627,6 +627,9 @@ func (pm *perfModel) applyCalibration(c Calibrated) {
 	if c.PrefillEff > 0 {
 		pm.effP = c.PrefillEff
 	}
+	if c.DecodeScale > 0 {
+		pm.effD = math.Min(1, pm.effD*c.DecodeScale)
+	}
 	if c.StepOverheadMs > 0 {
 		pm.ovh = c.StepOverheadMs
 	}

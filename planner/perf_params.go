@@ -64,6 +64,11 @@ type Calibrated struct {
 	// portable GEMM measures below the vector units an engine's own
 	// kernels use.
 	GEMVBandwidth bool `toml:"gemv_bandwidth,omitempty" json:"gemv_bandwidth,omitempty"`
+	// DecodeScale multiplies the fitted decode efficiency of every
+	// scenario on this key (0: none): a calibration from imported
+	// benchmark rows (FitRowsCalibration) keeps what the fit knows about
+	// each model and format and moves the setup as a whole.
+	DecodeScale float64 `toml:"decode_scale,omitempty" json:"decode_scale,omitempty"`
 }
 
 // CalibrationKey names a calibration: hardware/engine/backend.

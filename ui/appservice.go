@@ -438,6 +438,10 @@ func (s *appService) calibrationStatus(id string) CalibrationStatus {
 	}
 	p := st.Profile
 	detail := fmt.Sprintf("%s with %s on %s", p.Hardware, p.Engine, p.Backend)
+	if k := p.Terms.DecodeScale; k > 0 {
+		// Imported benchmark rows (calibrate import --save) scale the fit.
+		detail += fmt.Sprintf(", decode ×%.2f of the fit", k)
+	}
 	if st.Other {
 		detail += " (not the device plans use)"
 	}

@@ -50,8 +50,13 @@ func newCalibrateListCmd(g *globalOptions) *cobra.Command {
 			fmt.Fprintln(tw, "KEY\tAGE\tSOURCE\tDECODE η\tPREFILL η\tSTEP ms\tGB/s\tTFLOP/s")
 			for _, p := range ps {
 				t := p.Terms
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%.3f\t%.2f\t%.1f\t%.3f\n", p.Key, p.Age(time.Now()).Round(time.Minute), p.Source,
-					t.DecodeEff, t.PrefillEff, t.StepOverheadMs, t.BandwidthGBs, t.TFLOPS)
+				dec := fmt.Sprintf("%.3f", t.DecodeEff)
+				if t.DecodeScale > 0 {
+					// An imported calibration scales the fitted efficiency.
+					dec = fmt.Sprintf("fit ×%.3f", t.DecodeScale)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.2f\t%.1f\t%.3f\n", p.Key, p.Age(time.Now()).Round(time.Minute), p.Source,
+					dec, t.PrefillEff, t.StepOverheadMs, t.BandwidthGBs, t.TFLOPS)
 			}
 			return tw.Flush()
 		},

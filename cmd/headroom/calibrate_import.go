@@ -23,6 +23,7 @@ type calibrateImportFlags struct {
 	devices                                int
 	csvOut                                 string
 	jsonOut                                bool
+	save, force                            bool
 }
 
 func newCalibrateImportCmd(g *globalOptions) *cobra.Command {
@@ -52,11 +53,20 @@ as a warning that names the flag to pass.
 
 --csv writes the rows in the schema of the published measurements
 (atomically: a temporary file, then a rename). Rows must name a catalog
-device and model for that; import says which flag is missing.`,
+device and model for that; import says which flag is missing.
+
+--save calibrates Headroom to the rows: for each setup (device, engine,
+backend) it saves a calibration that moves the fitted decode efficiency by
+the factor the setup's decode-side rows (tg, TPOT, ITL, output throughput)
+imply, so plans on that setup, for every model and format, start from what
+you measured. Prefill is left to the fit (one model's prompt speed does not
+carry to others). It prints each row measured against the calibrated
+prediction; 'calibrate list' shows it and 'calibrate remove' forgets it.`,
 		Example: `  headroom calibrate import llama-bench.md --hardware amd-ryzen-ai-max-395
   llama-bench -o json -m model.gguf > bench.json && headroom calibrate import bench.json --hardware rtx-4090
   headroom calibrate import serve.log --hardware h100-sxm --engine-version 0.10.1 --csv mine.csv
-  headroom validate --data mine.csv`,
+  headroom validate --data mine.csv
+  headroom calibrate import result.json --hardware h100-sxm --save`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := g.catalog()
@@ -67,7 +77,7 @@ device and model for that; import says which flag is missing.`,
 			if err != nil {
 				return withCode(exitUsage, err)
 			}
-			return runCalibrateImport(cmd, args[0], ctx, f)
+			return runCalibrateImport(cmd, g, args[0], ctx, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -78,6 +88,8 @@ device and model for that; import says which flag is missing.`,
 	fl.StringVar(&f.quant, "quant", "", "weight format where the file does not say (q4_k_m, f16, awq-int4 ...)")
 	fl.StringVar(&f.kvType, "kv-type", "", "KV-cache type where the file does not say (default f16 or the model's dtype)")
 	fl.StringVar(&f.backend, "backend", "", "backend where the file does not say: cuda, rocm, vulkan, metal, sycl, cpu")
+	fl.BoolVar(&f.save, "save", false, "calibrate to the rows: save one calibration per device, engine and backend (decode efficiency scaled by what the rows imply)")
+	fl.BoolVar(&f.force, "force", false, "with --save, replace a clean calibration with a flagged one")
 	fl.IntVar(&f.devices, "devices", 0, "number of devices where the file does not say (default 1)")
 	fl.StringVar(&f.source, "source", "", "source column of the rows (default: the file's name)")
 	fl.StringVar(&f.format, "format", "", "read the file as this format instead of detecting it: "+importFormatNames())
@@ -153,7 +165,7 @@ func (f calibrateImportFlags) context(c *planner.Catalog) (importer.Context, err
 
 // runCalibrateImport imports one file ("-" reads stdin), prints the rows
 // and warnings, and writes --csv.
-func runCalibrateImport(cmd *cobra.Command, path string, ctx importer.Context, f calibrateImportFlags) error {
+func runCalibrateImport(cmd *cobra.Command, g *globalOptions, path string, ctx importer.Context, f calibrateImportFlags) error {
 	var res importer.Result
 	var err error
 	name := "stdin"
@@ -180,13 +192,51 @@ func runCalibrateImport(cmd *cobra.Command, path string, ctx importer.Context, f
 	} else {
 		printImportTable(out, res)
 	}
-	if f.csvOut == "" {
+	if f.csvOut != "" {
+		if err := writeImportCSV(f.csvOut, res.Rows); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "headroom: wrote %d rows to %s\n", len(res.Rows), f.csvOut)
+	}
+	if !f.save {
 		return nil
 	}
-	if err := writeImportCSV(f.csvOut, res.Rows); err != nil {
+	return saveImportCalibrations(cmd, g, name, res.Rows, f.force)
+}
+
+// saveImportCalibrations fits and saves the calibrations of --save and
+// prints each setup's factor, rows and the save's outcome on stderr (stdout
+// keeps the rows, or the JSON).
+func saveImportCalibrations(cmd *cobra.Command, g *globalOptions, name string, rows []planner.Measurement, force bool) error {
+	stderr := cmd.ErrOrStderr()
+	a, err := g.open("")
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "headroom: wrote %d rows to %s\n", len(res.Rows), f.csvOut)
+	cals, err := a.ImportCalibrations(rows, name)
+	if err != nil {
+		return err
+	}
+	for _, ic := range cals {
+		p := ic.Profile
+		fmt.Fprintf(stderr, "headroom: calibration %s: fitted decode efficiency ×%.3f from %d rows", p.Key, p.Terms.DecodeScale, p.Fit.DecodePoints)
+		if ic.Unreached > 0 {
+			fmt.Fprintf(stderr, " (%d more the model cannot predict: left out)", ic.Unreached)
+		}
+		fmt.Fprintln(stderr)
+		tw := tabwriter.NewWriter(stderr, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  metric\trow\tmeasured\tcalibrated prediction\t")
+		for _, r := range p.Fit.Residuals {
+			fmt.Fprintf(tw, "  %s\t%s\t%.4g\t%.4g (%+.0f%%)\t\n", r.Metric, r.Label, r.Measured, r.Predicted, (r.Predicted/r.Measured-1)*100)
+		}
+		tw.Flush()
+		path, cmp, err := a.SaveCalibration(p, ic.Machine, force)
+		fmt.Fprint(stderr, cmp.String())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "headroom: saved %s\n", path)
+	}
 	return nil
 }
 

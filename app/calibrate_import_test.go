@@ -1,0 +1,56 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/headroom-planner/headroom/planner"
+)
+
+// One single-stream decode row calibrates a setup; saving applies it, so
+// the next prediction for that setup comes from the calibration. A row
+// faster than the named device's memory allows is refused, naming the
+// flags to check.
+func TestImportCalibrations(t *testing.T) {
+	a, err := Open(Options{NoUserDirs: true, CalibrationDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := planner.Measurement{Hardware: "nvidia-rtx-3060-12gb", Devices: 1, Engine: "llama.cpp", Model: "meta-llama/Llama-3.1-8B-Instruct", Quant: "q4_k_m", KVType: "f16",
+		GenTokens: 128, Metric: planner.MetricTG, Value: 40, Scenario: planner.WorkloadSingle}
+	before, err := planner.PredictMeasurement(a.Catalog(), tg, a.Catalog().Perf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cals, err := a.ImportCalibrations([]planner.Measurement{tg}, "bench.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cals) != 1 || cals[0].Profile.Key != "nvidia-rtx-3060-12gb/llama.cpp/cuda" || cals[0].Profile.Source != "calibrate import bench.md" {
+		t.Fatalf("calibrations %+v", cals)
+	}
+	if _, _, err := a.SaveCalibration(cals[0].Profile, cals[0].Machine, false); err != nil {
+		t.Fatal(err)
+	}
+	after, err := planner.PredictMeasurement(a.Catalog(), tg, a.Catalog().Perf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(abs(after/tg.Value-1) < 0.02) || abs(before/tg.Value-1) < 0.05 {
+		t.Errorf("decode predicted %.1f tok/s before, %.1f after calibrating on %.0f", before, after, tg.Value)
+	}
+
+	fast := tg
+	fast.Value = 400 // 4.9 GB of weights 400 times a second: 2 TB/s on a 360 GB/s card
+	_, err = a.ImportCalibrations([]planner.Measurement{fast}, "bench.md")
+	if err == nil || !strings.Contains(err.Error(), "faster than the device") || !strings.Contains(err.Error(), "--hardware") {
+		t.Errorf("a row 5× faster than the card's memory: %v", err)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

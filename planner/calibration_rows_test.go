@@ -1,0 +1,125 @@
+package planner_test
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/headroom-planner/headroom/planner"
+	"github.com/headroom-planner/headroom/profiles/measurements"
+)
+
+// meanLogErr is the mean log error of p's speed over rows of decode
+// metrics: log(predicted/measured) for rates, log(measured/predicted) for
+// times, so that a positive value is a prediction too fast.
+func meanLogErr(t *testing.T, c *planner.Catalog, rows []planner.Measurement, p *planner.PerfParams) (float64, int) {
+	t.Helper()
+	var s float64
+	n := 0
+	for _, m := range rows {
+		switch m.Metric {
+		case planner.MetricTG, planner.MetricTPOT, planner.MetricITL, planner.MetricTotalOut, planner.MetricReqPerS:
+		default:
+			continue
+		}
+		v, err := planner.PredictMeasurement(c, m, p)
+		if err != nil || !(v > 0) {
+			continue
+		}
+		e := math.Log(v / m.Value)
+		if m.Metric == planner.MetricTPOT || m.Metric == planner.MetricITL {
+			e = -e
+		}
+		s += e
+		n++
+	}
+	return s / float64(max(n, 1)), n
+}
+
+// Published rows of one setup each (seed 002's vLLM runs on a Strix Halo,
+// GPUStack's vLLM runs on one H100) calibrate it: one calibration per
+// setup, a finite factor, and the setup's decode-side rows predicted with
+// it are on average closer to what was measured than without it.
+func TestFitRowsCalibration(t *testing.T) {
+	c := catalog(t)
+	rows, _, err := measurements.LoadPublished()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		source, hardware, engine, key string
+		devices                       int
+	}{
+		{"002_2b0a8c2b1e11073a.txt", "amd-ryzen-ai-max-395", "vllm", "amd-ryzen-ai-max-395/vllm/rocm", 1},
+		{"gpustack/gpustack", "nvidia-h100-sxm5-80gb", "vllm", "nvidia-h100-sxm5-80gb/vllm/cuda", 1},
+	} {
+		var setup []planner.Measurement
+		for _, m := range rows {
+			if planner.SourceKey(m) == tc.source && m.Hardware == tc.hardware && m.Engine == tc.engine && m.Devices == tc.devices {
+				setup = append(setup, m)
+			}
+		}
+		if len(setup) < 5 {
+			t.Fatalf("%s: only %d rows of the setup", tc.source, len(setup))
+		}
+		cals, err := planner.FitRowsCalibration(c, setup, c.Perf)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.source, err)
+		}
+		if len(cals) != 1 || cals[0].Key() != tc.key {
+			t.Fatalf("%s: calibrations %+v, want one for %s", tc.source, cals, tc.key)
+		}
+		cal := cals[0]
+		if k := cal.Terms.DecodeScale; !(k > 0.05 && k < 20) || cal.Fit.DecodePoints < 2 || len(cal.Fit.Residuals) < cal.Fit.DecodePoints {
+			t.Fatalf("%s: factor %g from %d points, %d residuals", tc.source, k, cal.Fit.DecodePoints, len(cal.Fit.Residuals))
+		}
+		if cal.MaxImpliedEff > 1 {
+			t.Errorf("%s: a published row implies decode efficiency %.2f (> 1)", tc.source, cal.MaxImpliedEff)
+		}
+		before, n := meanLogErr(t, c, setup, c.Perf)
+		p := *c.Perf
+		p.Calibrations = map[string]planner.Calibrated{cal.Key(): cal.Terms}
+		after, n2 := meanLogErr(t, c, setup, &p)
+		if n != n2 || math.Abs(after) >= math.Abs(before) {
+			t.Errorf("%s: mean log error of %d decode rows %+.3f before, %+.3f (%d rows) calibrated ×%.3f", tc.source, n, before, after, n2, cal.Terms.DecodeScale)
+		}
+	}
+}
+
+// Prefill rows calibrate nothing, and rows of no catalog device say why.
+func TestFitRowsCalibrationRefuses(t *testing.T) {
+	c := catalog(t)
+	pp := planner.Measurement{Hardware: "nvidia-rtx-4090", Devices: 1, Engine: "llama.cpp", Model: "meta-llama/Llama-3.1-8B-Instruct", Quant: "q4_k_m", KVType: "f16",
+		PromptTokens: 512, Metric: planner.MetricPP, Value: 9000, Scenario: planner.WorkloadSingle}
+	if _, err := planner.FitRowsCalibration(c, []planner.Measurement{pp}, c.Perf); !errors.Is(err, planner.ErrTooFewPoints) {
+		t.Errorf("prefill only: %v, want ErrTooFewPoints", err)
+	}
+	tg := pp
+	tg.PromptTokens, tg.GenTokens, tg.Metric, tg.Value, tg.Hardware = 0, 128, planner.MetricTG, 120, "no-such-device"
+	_, err := planner.FitRowsCalibration(c, []planner.Measurement{tg}, c.Perf)
+	if !errors.Is(err, planner.ErrTooFewPoints) || !strings.Contains(err.Error(), "no-such-device") {
+		t.Errorf("unknown device: %v", err)
+	}
+}
+
+// A calibration's decode factor scales the fitted decode efficiency: a
+// single stream bound by memory decodes at about the factor's speed.
+func TestDecodeScaleApplies(t *testing.T) {
+	c := catalog(t)
+	tg := planner.Measurement{Hardware: "nvidia-rtx-4090", Devices: 1, Engine: "llama.cpp", Model: "meta-llama/Llama-3.1-8B-Instruct", Quant: "q4_k_m", KVType: "f16",
+		GenTokens: 128, Metric: planner.MetricTG, Value: 120, Scenario: planner.WorkloadSingle}
+	v0, err := planner.PredictMeasurement(c, tg, c.Perf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := *c.Perf
+	p.Calibrations = map[string]planner.Calibrated{"nvidia-rtx-4090/llama.cpp/cuda": {DecodeScale: 0.5}}
+	v1, err := planner.PredictMeasurement(c, tg, &p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := v1 / v0; r < 0.5 || r > 0.65 {
+		t.Errorf("decode at ×0.5: %.1f → %.1f tok/s (×%.2f), want about ×0.5 (the step's fixed cost does not scale)", v0, v1, r)
+	}
+}
