@@ -209,34 +209,6 @@ func TestExpBurstAnatomy(t *testing.T) {
 	}
 }
 
-// TestExpOneRun: held out by source, with one run of each held-out setup
-// kept in the fit.
-func TestExpOneRun(t *testing.T) {
-	c, ms, fo, full := expHeldFit(t)
-	rep, n := planner.LeaveOneSourceOutOneRun(&c, ms.Rows, fo, full)
-	s := ""
-	for _, m := range planner.Metrics {
-		if r, ok := rep.Metrics[m]; ok {
-			s += fmt.Sprintf("%s %.1f (%d/%d); ", m, r.MdAPE, r.Predicted, n[m])
-		}
-	}
-	fmt.Println("LOSO + one run of the setup:", s)
-	f, err := os.Create(os.Getenv("EXP_OUT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w := csv.NewWriter(f)
-	w.Write([]string{"source", "hardware", "devices", "engine", "engine_version", "model", "quant", "scenario", "prompt", "gen", "conc", "metric", "value", "oneshot"})
-	for _, r := range rep.Results {
-		m := r.Row
-		w.Write([]string{planner.SourceKey(m), m.Hardware, strconv.Itoa(m.Devices), m.Engine, m.EngineVersion, m.Model, m.Quant, string(planner.WorkloadKindOf(m)),
-			strconv.Itoa(m.PromptTokens), strconv.Itoa(m.GenTokens), strconv.Itoa(m.Concurrency), string(m.Metric),
-			strconv.FormatFloat(m.Value, 'g', 6, 64), strconv.FormatFloat(r.Predicted, 'g', 6, 64)})
-	}
-	w.Flush()
-}
-
 // TestExpCalibrated: held out by source, each held-out setup calibrated
 // on its first run.
 func TestExpCalibrated(t *testing.T) {

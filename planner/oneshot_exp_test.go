@@ -3,19 +3,8 @@
 package planner
 
 import (
-	"fmt"
-	"os"
 	"strconv"
 )
-
-var expAlphaD, expAlphaP = envF("EXP_AD", 1), envF("EXP_AP", 1)
-
-func envF(k string, d float64) float64 {
-	if v, err := strconv.ParseFloat(os.Getenv(k), 64); err == nil {
-		return v
-	}
-	return d
-}
 
 // setupKey is what a user's own setup fixes: device and count, engine and
 // release, model and format.
@@ -27,57 +16,6 @@ func setupKey(m Measurement) string {
 func runKey(m Measurement) string {
 	return setupKey(m) + "|" + string(WorkloadKindOf(m)) + "|" + strconv.Itoa(m.PromptTokens) + "|" + strconv.Itoa(m.GenTokens) + "|" +
 		strconv.Itoa(m.Concurrency) + "|" + strconv.FormatFloat(m.RequestRate, 'g', -1, 64) + "|" + strconv.Itoa(m.ContextDepth)
-}
-
-// LeaveOneSourceOutOneRun is LeaveOneSourceOut with, for every setup of
-// the held-out source, its first run kept in the fit (what a user who
-// imports one benchmark run of their own setup gives it); the held-out
-// rows are the source's other runs.
-func LeaveOneSourceOutOneRun(c *Catalog, rows []Measurement, opt FitOptions, full PerfParams) (Report, map[Metric]int) {
-	groups := map[string][]Measurement{}
-	var names []string
-	for _, m := range rows {
-		g := SourceKey(m)
-		if _, ok := groups[g]; !ok {
-			names = append(names, g)
-		}
-		groups[g] = append(groups[g], m)
-	}
-	perFold := make([][]RowResult, len(names))
-	parallelFor(len(names), func(i int) {
-		first := map[string]string{}
-		for _, m := range groups[names[i]] {
-			if _, ok := first[setupKey(m)]; !ok {
-				first[setupKey(m)] = runKey(m)
-			}
-		}
-		var train, test []Measurement
-		for _, m := range rows {
-			switch {
-			case SourceKey(m) != names[i]:
-				train = append(train, m)
-			case first[setupKey(m)] == runKey(m):
-				train = append(train, m)
-			default:
-				test = append(test, m)
-			}
-		}
-		p := FitPerfHeldOverheads(c, train, opt, full)
-		for _, m := range test {
-			perFold[i] = append(perFold[i], predictRow(c, m, &p))
-		}
-	})
-	var res []RowResult
-	for _, f := range perFold {
-		res = append(res, f...)
-	}
-	rep := Summarize(c, res)
-	n := map[Metric]int{}
-	for _, r := range res {
-		n[r.Row.Metric]++
-	}
-	_ = fmt.Sprint
-	return rep, n
 }
 
 // calKey is what a saved calibration is keyed by.
