@@ -6,18 +6,6 @@ import (
 	"strconv"
 )
 
-// setupKey is what a user's own setup fixes: device and count, engine and
-// release, model and format.
-func setupKey(m Measurement) string {
-	return m.Hardware + "|" + strconv.Itoa(m.Devices) + "|" + m.Engine + "|" + m.EngineVersion + "|" + m.Model + "|" + m.Quant
-}
-
-// runKey is one benchmark run of a setup: its rows share the workload.
-func runKey(m Measurement) string {
-	return setupKey(m) + "|" + string(WorkloadKindOf(m)) + "|" + strconv.Itoa(m.PromptTokens) + "|" + strconv.Itoa(m.GenTokens) + "|" +
-		strconv.Itoa(m.Concurrency) + "|" + strconv.FormatFloat(m.RequestRate, 'g', -1, 64) + "|" + strconv.Itoa(m.ContextDepth)
-}
-
 // calKey is what a saved calibration is keyed by.
 func calKey(c *Catalog, m Measurement) (string, Scenario, Backend, bool) {
 	s, err := ScenarioFor(c, m)
