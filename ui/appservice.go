@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/headroom-planner/headroom/app"
 	"github.com/headroom-planner/headroom/calibrate/endpoint"
 	"github.com/headroom-planner/headroom/calibrate/host"
+	"github.com/headroom-planner/headroom/calibrate/importer"
 	"github.com/headroom-planner/headroom/planner"
 	"github.com/headroom-planner/headroom/probe"
 )
@@ -389,6 +391,66 @@ func (s *appService) CalibrateEndpoint(ctx context.Context, url string, progress
 	} else {
 		v.Notes = append(v.Notes, "saved "+path)
 	}
+	return v, nil
+}
+
+// CalibrateImport reads a benchmark output (calibrate/importer's formats)
+// and calibrates each setup it measured through app.ImportCalibrations,
+// saving and applying the profiles as `headroom calibrate import --save`
+// does. Rows that do not name their device are taken as this machine's.
+func (s *appService) CalibrateImport(ctx context.Context, path string, progress Progress) (CalibrationView, error) {
+	progress(0, "reading "+filepath.Base(path))
+	res, err := importer.ImportFile(path, importer.Context{Catalog: s.a.Catalog()})
+	if err != nil {
+		return CalibrationView{}, err
+	}
+	v := CalibrationView{Target: filepath.Base(path), When: time.Now()}
+	for _, w := range res.Warnings {
+		v.Notes = append(v.Notes, w.String())
+	}
+	rows := res.Rows
+	for i := range rows {
+		if rows[i].Hardware != "" {
+			continue
+		}
+		this, err := s.a.ProbedMachine(ctx)
+		if err != nil {
+			return v, fmt.Errorf("%s does not name the device it ran on, and this machine's could not be read: %w", filepath.Base(path), err)
+		}
+		for j := range rows {
+			if rows[j].Hardware == "" {
+				rows[j].Hardware = this.Hardware.ID
+			}
+		}
+		v.Notes = append(v.Notes, "the file does not name its device: taken as this machine's ("+this.Hardware.Name+")")
+		break
+	}
+	if err := ctx.Err(); err != nil {
+		return v, err
+	}
+	progress(0.3, "fitting")
+	cals, err := s.a.ImportCalibrations(rows, filepath.Base(path))
+	if err != nil {
+		return v, err
+	}
+	for _, ic := range cals {
+		p := ic.Profile
+		v.Params = append(v.Params, Param{Name: p.Key, Value: fmt.Sprintf("decode ×%.3f of the fit", p.Terms.DecodeScale),
+			Note: planner.Plural(p.Fit.DecodePoints, "decode row")})
+		for _, r := range p.Fit.Residuals {
+			v.Points = append(v.Points, CalibrationPoint{Label: r.Label, Metric: string(r.Metric), Predicted: r.Predicted, Measured: r.Measured})
+		}
+		saved, cmp, err := s.a.SaveCalibration(p, ic.Machine, false)
+		v.Notes = append(v.Notes, strings.TrimSpace(cmp.String()))
+		if err != nil {
+			v.Notes = append(v.Notes, "not saved: "+err.Error())
+		} else {
+			v.Notes = append(v.Notes, "saved "+saved)
+		}
+	}
+	v.Notes = append(v.Notes, "chart: each row measured (y) against its prediction with the calibration (x); prefill is left to the fit")
+	v.MdAPE = mdape(v.Points)
+	progress(1, "done")
 	return v, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -400,5 +402,34 @@ func TestGUIServicePlanBurst(t *testing.T) {
 	last := curve[len(curve)-1]
 	if last.Concurrency > 2*best.Concurrency || !(last.Total > 2*curve[0].Total) {
 		t.Errorf("curve from %+v to %+v: want the closed loop up to %d at once", curve[0], last, best.Concurrency)
+	}
+}
+
+// A vllm bench serve result that names its device calibrates that setup
+// through the application layer: the view sets every row beside its
+// calibrated prediction and the profile is saved and applied; a file of
+// no known format is an error that names it.
+func TestGUIServiceCalibrateImport(t *testing.T) {
+	s, dir := appTestService(t)
+	noop := func(float64, string) {}
+	v, err := s.CalibrateImport(context.Background(), "../calibrate/importer/testdata/vllm-serve-result.json", noop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Params) != 1 || v.Params[0].Name != "amd-ryzen-ai-max-395/vllm/rocm" || !strings.HasPrefix(v.Params[0].Value, "decode ×") || len(v.Points) != 5 {
+		t.Fatalf("view %+v", v)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "amd-ryzen-ai-max-395__vllm__rocm.toml")); err != nil {
+		t.Errorf("not saved: %v (notes %q)", err, v.Notes)
+	}
+	if st := s.calibrationStatus("amd-ryzen-ai-max-395"); !st.Calibrated || !strings.Contains(st.Detail, "decode ×") {
+		t.Errorf("status %+v", st)
+	}
+	bad := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(bad, []byte("nothing a benchmark prints\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CalibrateImport(context.Background(), bad, noop); err == nil {
+		t.Error("a file of no known format calibrated")
 	}
 }

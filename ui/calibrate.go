@@ -18,6 +18,7 @@ import (
 const (
 	targetHost     = "This machine (host)"
 	targetEndpoint = "A running server (endpoint)"
+	targetImport   = "A benchmark output you have (file)"
 )
 
 // CalibrateScreen runs a host or endpoint calibration with a progress bar
@@ -31,6 +32,7 @@ type CalibrateScreen struct {
 
 	target   *widget.RadioGroup
 	url      *entry
+	file     *entry
 	run      *widget.Button
 	cancel   *widget.Button
 	progress *widget.ProgressBar
@@ -58,11 +60,19 @@ func NewCalibrateScreen(svc Service, opts Options) *CalibrateScreen {
 	s.url = newEntry()
 	s.url.SetPlaceHolder("http://127.0.0.1:8000")
 	s.url.Disable()
-	s.target = widget.NewRadioGroup([]string{targetHost, targetEndpoint}, func(v string) {
-		if v == targetEndpoint {
-			s.url.Enable()
-		} else {
-			s.url.Disable()
+	s.file = newEntry()
+	s.file.SetPlaceHolder("bench.json, llama-bench.md, serve.log …")
+	s.file.Disable()
+	s.target = widget.NewRadioGroup([]string{targetHost, targetEndpoint, targetImport}, func(v string) {
+		for _, e := range []struct {
+			w  *entry
+			on bool
+		}{{s.url, v == targetEndpoint}, {s.file, v == targetImport}} {
+			if e.on {
+				e.w.Enable()
+			} else {
+				e.w.Disable()
+			}
 		}
 	})
 	s.target.SetSelected(targetHost)
@@ -81,9 +91,11 @@ func NewCalibrateScreen(svc Service, opts Options) *CalibrateScreen {
 	s.chart = newChartView("No measurements.", fyne.NewSize(320, 260))
 
 	left := container.NewVBox(
-		section("Measure", s.target, form(formRow("Server URL", s.url))),
+		section("Measure", s.target, form(formRow("Server URL", s.url), formRow("Benchmark file", s.file))),
 		caption("Host calibration times memory bandwidth and matrix math on this machine. "+
-			"Endpoint calibration sends timed requests to a running inference server (vLLM, llama-server, Ollama, SGLang, TGI)."),
+			"Endpoint calibration sends timed requests to a running inference server (vLLM, llama-server, Ollama, SGLang, TGI). "+
+			"A benchmark output (llama-bench, llama-batched-bench, vllm bench serve, happy_vllm, TGI) calibrates the setups it measured "+
+			"from their decode rows; a file that does not name its device is taken as this machine's."),
 		container.NewHBox(s.run, s.cancel),
 		s.progress,
 		s.step,
@@ -110,9 +122,15 @@ func (s *CalibrateScreen) Run() {
 		return
 	}
 	endpoint := s.target.Selected == targetEndpoint
+	imported := s.target.Selected == targetImport
 	url := strings.TrimSpace(s.url.Text)
+	file := strings.TrimSpace(s.file.Text)
 	if endpoint && url == "" {
 		s.errLine.set(errors.New("enter the server's URL, e.g. http://127.0.0.1:8000"))
+		return
+	}
+	if imported && file == "" {
+		s.errLine.set(errors.New("enter the path of a benchmark output, e.g. /home/me/bench.json"))
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -134,9 +152,12 @@ func (s *CalibrateScreen) Run() {
 	s.job.now(func() func() {
 		var v CalibrationView
 		var err error
-		if endpoint {
+		switch {
+		case endpoint:
 			v, err = s.svc.CalibrateEndpoint(ctx, url, progress)
-		} else {
+		case imported:
+			v, err = s.svc.CalibrateImport(ctx, file, progress)
+		default:
 			v, err = s.svc.CalibrateHost(ctx, progress)
 		}
 		cancelled := ctx.Err() != nil

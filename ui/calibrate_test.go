@@ -89,3 +89,34 @@ func TestCalibrateEndpointErrors(t *testing.T) {
 		t.Error("the URL entry should be disabled for the host")
 	}
 }
+
+// A benchmark output: the file entry is enabled only for it, an empty
+// path and a missing file are errors, a file calibrates.
+func TestCalibrateImportScreen(t *testing.T) {
+	win, _ := newTestWindow(t)
+	s := win.Calibrate
+	if !s.file.Disabled() {
+		t.Fatal("the file entry should start disabled")
+	}
+	s.target.SetSelected(targetImport)
+	if s.file.Disabled() || !s.url.Disabled() {
+		t.Fatalf("import: file entry disabled %v, URL entry disabled %v", s.file.Disabled(), s.url.Disabled())
+	}
+	test.Tap(s.run)
+	win.wait()
+	if !s.errLine.Visible() || !strings.Contains(s.errLine.Text, "benchmark output") {
+		t.Errorf("no file: error %q", s.errLine.Text)
+	}
+	test.Type(s.file, "/tmp/missing.json")
+	test.Tap(s.run)
+	win.wait()
+	if !strings.Contains(s.errLine.Text, "no such file") || s.step.Text != "Failed." {
+		t.Errorf("missing file: error %q, step %q", s.errLine.Text, s.step.Text)
+	}
+	setText(s.file, "/tmp/bench.json")
+	test.Tap(s.run)
+	win.wait()
+	if s.errLine.Visible() || !strings.HasPrefix(s.summary.Text, "Calibrated /tmp/bench.json") {
+		t.Errorf("a file: error %q, summary %q", s.errLine.Text, s.summary.Text)
+	}
+}

@@ -351,6 +351,14 @@ func (f *fakeService) CalibrateEndpoint(ctx context.Context, url string, progres
 	return f.calibrate(ctx, url, progress)
 }
 
+func (f *fakeService) CalibrateImport(ctx context.Context, path string, progress Progress) (CalibrationView, error) {
+	f.calls.Add(1)
+	if strings.Contains(path, "missing") {
+		return CalibrationView{}, fmt.Errorf("open %s: no such file or directory", path)
+	}
+	return f.calibrate(ctx, path, progress)
+}
+
 func (f *fakeService) OpenModelFile(path string) (planner.Model, error) {
 	f.calls.Add(1)
 	if strings.Contains(path, "missing") {

@@ -13,7 +13,7 @@ import (
 //
 // Methods without a context must return within a few milliseconds (the
 // screens call them on every change of an input, off the UI thread).
-// Machine, CalibrateHost and CalibrateEndpoint may take long and must stop
+// Machine and the Calibrate methods may take long and must stop
 // when ctx is cancelled.
 type Service interface {
 	// Catalog is the set of known devices, models, formats and engines. It
@@ -42,6 +42,10 @@ type Service interface {
 	CalibrateHost(ctx context.Context, progress Progress) (CalibrationView, error)
 	// CalibrateEndpoint measures a running inference server at url.
 	CalibrateEndpoint(ctx context.Context, url string, progress Progress) (CalibrationView, error)
+	// CalibrateImport reads a benchmark output the user already has
+	// (llama-bench, vllm bench serve, …) and calibrates each setup it
+	// measured, as `headroom calibrate import --save` does.
+	CalibrateImport(ctx context.Context, path string, progress Progress) (CalibrationView, error)
 	// OpenModelFile reads a model's architecture from a GGUF file, a
 	// config.json or a model directory.
 	OpenModelFile(path string) (planner.Model, error)
