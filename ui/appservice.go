@@ -435,8 +435,8 @@ func (s *appService) CalibrateImport(ctx context.Context, path string, progress 
 	}
 	for _, ic := range cals {
 		p := ic.Profile
-		v.Params = append(v.Params, Param{Name: p.Key, Value: fmt.Sprintf("decode ×%.3f of the fit", p.Terms.DecodeScale),
-			Note: planner.Plural(p.Fit.DecodePoints, "decode row")})
+		v.Params = append(v.Params, Param{Name: "decode factor", Value: fmt.Sprintf("×%.3f", p.Terms.DecodeScale),
+			Note: p.Key + " · " + planner.Plural(p.Fit.DecodePoints, "decode row")})
 		for _, r := range p.Fit.Residuals {
 			v.Points = append(v.Points, CalibrationPoint{Label: r.Label, Metric: string(r.Metric), Predicted: r.Predicted, Measured: r.Measured})
 		}

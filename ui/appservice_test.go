@@ -416,7 +416,7 @@ func TestGUIServiceCalibrateImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Params) != 1 || v.Params[0].Name != "amd-ryzen-ai-max-395/vllm/rocm" || !strings.HasPrefix(v.Params[0].Value, "decode ×") || len(v.Points) != 5 {
+	if len(v.Params) != 1 || !strings.HasPrefix(v.Params[0].Note, "amd-ryzen-ai-max-395/vllm/rocm") || !strings.HasPrefix(v.Params[0].Value, "×") || len(v.Points) != 5 {
 		t.Fatalf("view %+v", v)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "amd-ryzen-ai-max-395__vllm__rocm.toml")); err != nil {

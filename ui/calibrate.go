@@ -61,7 +61,7 @@ func NewCalibrateScreen(svc Service, opts Options) *CalibrateScreen {
 	s.url.SetPlaceHolder("http://127.0.0.1:8000")
 	s.url.Disable()
 	s.file = newEntry()
-	s.file.SetPlaceHolder("bench.json, llama-bench.md, serve.log …")
+	s.file.SetPlaceHolder("/path/to/bench.json")
 	s.file.Disable()
 	s.target = widget.NewRadioGroup([]string{targetHost, targetEndpoint, targetImport}, func(v string) {
 		for _, e := range []struct {
