@@ -45,7 +45,9 @@ export GHW_DISABLE_WARNINGS=1
 # fuzz_one PKG TARGET runs one target. The go command sometimes ends a
 # short run with "context deadline exceeded" and no failing input when the
 # time runs out while a worker is busy (a toolchain race, not a finding:
-# nothing is written under testdata/fuzz); such a run is tried once more,
+# nothing is written under testdata/fuzz: golang/go#75804, the coordinator
+# reporting its own -fuzztime deadline, fixed in Go 1.27); such a run is
+# tried once more,
 # and a second one is reported as a warning, not a failure.
 fuzz_one() {
 	local log rc
