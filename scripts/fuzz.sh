@@ -47,8 +47,8 @@ export GHW_DISABLE_WARNINGS=1
 # time runs out while a worker is busy (a toolchain race, not a finding:
 # nothing is written under testdata/fuzz: golang/go#75804, the coordinator
 # reporting its own -fuzztime deadline, fixed in Go 1.27); such a run is
-# tried once more,
-# and a second one is reported as a warning, not a failure.
+# tried once more, and a second one is reported as a warning, not a
+# failure.
 fuzz_one() {
 	local log rc
 	log=$(mktemp)
