@@ -195,8 +195,8 @@ type RowsCalibration struct {
 	// also carries what the model misses of queueing and host costs, and
 	// published H100 bursts imply up to 1.6.)
 	MaxImpliedEff float64
-	// Unreached counts decode rows the model cannot predict: left out of
-	// the factor.
+	// Unreached counts decode rows left out of the factor: rows the model
+	// cannot predict, and rows past the first maxCalibrationRows.
 	Unreached int
 }
 
@@ -250,6 +250,10 @@ func FitRowsCalibration(c *Catalog, rows []Measurement, p *PerfParams) ([]RowsCa
 			continue
 		}
 		if v, err := PredictMeasurement(c, m, p); err != nil || !(v > 0) || math.IsInf(v, 0) || !(m.Value > 0) {
+			a.cal.Unreached++
+			continue
+		}
+		if len(a.dec) >= maxCalibrationRows {
 			a.cal.Unreached++
 			continue
 		}
@@ -321,6 +325,12 @@ func singleStreamEff(c *Catalog, m Measurement, p *PerfParams) float64 {
 	}
 	return m.Value / v
 }
+
+// maxCalibrationRows bounds the decode rows one setup's factor is fitted
+// on (the first ones in the file; the rest count as Unreached): the search
+// predicts each of them about 45 times, and an imported file may hold
+// any number of rows.
+const maxCalibrationRows = 256
 
 // The range FitRowsCalibration searches a decode factor in: the
 // published rows held out by source are off by 2-3× at worst, so a factor

@@ -123,3 +123,22 @@ func TestDecodeScaleApplies(t *testing.T) {
 		t.Errorf("decode at ×0.5: %.1f → %.1f tok/s (×%.2f), want about ×0.5 (the step's fixed cost does not scale)", v0, v1, r)
 	}
 }
+
+// A file of any length fits on at most 256 decode rows per setup, so its
+// time is bounded; the rest are counted as left out.
+func TestFitRowsCalibrationBounded(t *testing.T) {
+	c := catalog(t)
+	tg := planner.Measurement{Hardware: "nvidia-rtx-4090", Devices: 1, Engine: "llama.cpp", Model: "meta-llama/Llama-3.1-8B-Instruct", Quant: "q4_k_m", KVType: "f16",
+		GenTokens: 128, Metric: planner.MetricTG, Value: 120, Scenario: planner.WorkloadSingle}
+	rows := make([]planner.Measurement, 300)
+	for i := range rows {
+		rows[i] = tg
+	}
+	cals, err := planner.FitRowsCalibration(c, rows, c.Perf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cals) != 1 || cals[0].Fit.DecodePoints != 256 || cals[0].Unreached != 44 {
+		t.Errorf("%d calibrations, %d points, %d left out; want 1, 256, 44", len(cals), cals[0].Fit.DecodePoints, cals[0].Unreached)
+	}
+}
