@@ -29,7 +29,7 @@ type calibrateImportFlags struct {
 func newCalibrateImportCmd(g *globalOptions) *cobra.Command {
 	var f calibrateImportFlags
 	cmd := &cobra.Command{
-		Use:   "import FILE [--hardware ID] [--model ID] [--engine E] [--quant Q] [--backend B] [--devices N] [--csv OUT.csv] [--json]",
+		Use:   "import FILE [--hardware ID] [--model ID] [--engine E] [--quant Q] [--backend B] [--devices N] [--csv OUT.csv] [--save [--force]] [--json]",
 		Short: "Turn benchmark outputs you already have into measurement rows",
 		Long: `import reads a benchmark output and prints its results as rows of Headroom's
 measurement schema, the rows 'validate --data' scores and calibration fits.
