@@ -21,7 +21,7 @@ const (
 	targetImport   = "A benchmark output you have (file)"
 )
 
-// CalibrateScreen runs a host or endpoint calibration with a progress bar
+// CalibrateScreen runs a host, endpoint or benchmark-file calibration with a progress bar
 // and Cancel, then shows the fitted parameters and predicted against
 // measured.
 type CalibrateScreen struct {
