@@ -227,4 +227,21 @@ func TestExpCalibrated(t *testing.T) {
 		}
 		fmt.Printf("%s: %s\n", x.name, s)
 	}
+	out := os.Getenv("EXP_OUT")
+	if out == "" {
+		return
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := csv.NewWriter(f)
+	w.Write([]string{"source", "engine", "hardware", "scenario", "metric", "value", "loso", "calibrated"})
+	for i, r := range res {
+		m := r.Row
+		w.Write([]string{planner.SourceKey(m), m.Engine, m.Hardware, string(planner.WorkloadKindOf(m)), string(m.Metric),
+			strconv.FormatFloat(m.Value, 'g', 6, 64), strconv.FormatFloat(plain[i].Predicted, 'g', 6, 64), strconv.FormatFloat(r.Predicted, 'g', 6, 64)})
+	}
+	w.Flush()
 }
