@@ -3,6 +3,8 @@
 package planner
 
 import (
+	"math"
+	"os"
 	"strconv"
 )
 
@@ -73,7 +75,12 @@ func LeaveOneSourceOutCalibrated(c *Catalog, rows []Measurement, opt FitOptions,
 		if cals, err := FitRowsCalibration(c, calRows, &p); err == nil {
 			for _, cal := range cals {
 				if cal.Terms.DecodeScale > MinDecodeScale*1.02 && cal.Terms.DecodeScale < MaxDecodeScale/1.02 {
-					p2.Calibrations[cal.Key()] = cal.Terms
+					t := cal.Terms
+					if v, err := strconv.ParseFloat(os.Getenv("EXP_SHRINK"), 64); err == nil {
+						// EXP_SHRINK=a uses the factor to the power a.
+						t.DecodeScale = math.Pow(t.DecodeScale, v)
+					}
+					p2.Calibrations[cal.Key()] = t
 				}
 			}
 		}
