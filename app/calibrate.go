@@ -201,7 +201,7 @@ func (a *App) RemoveCalibration(key string) (string, error) {
 type ImportedCalibration struct {
 	Profile calibrate.Profile
 	Machine Machine
-	// Unreached counts the setup's decode rows no efficiency reproduces
+	// Unreached counts the setup's decode rows left out of the factor
 	// (planner.RowsCalibration.Unreached).
 	Unreached int
 }
@@ -209,9 +209,9 @@ type ImportedCalibration struct {
 // ImportCalibrations fits one calibration per setup (device, engine,
 // backend) of rows, benchmark results imported from a file (source names
 // it): the factor the setup's decode-side rows say the fitted decode
-// efficiency is off by (planner.FitRowsCalibration). A setup whose rows
-// imply a decode efficiency above 1 on a catalog device ran faster than
-// its memory allows: the rows name another device, device count or
+// efficiency is off by (planner.FitRowsCalibration). A setup whose
+// single-stream decode rows imply a decode efficiency above 1 on a catalog
+// device ran faster than its memory allows: the rows name another device, device count or
 // format, and the import is refused with the row's setup named. Save
 // each result with SaveCalibration.
 func (a *App) ImportCalibrations(rows []planner.Measurement, source string) ([]ImportedCalibration, error) {

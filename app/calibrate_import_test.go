@@ -1,6 +1,7 @@
 package app
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestImportCalibrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !(abs(after/tg.Value-1) < 0.02) || abs(before/tg.Value-1) < 0.05 {
+	if !(math.Abs(after/tg.Value-1) < 0.02) || math.Abs(before/tg.Value-1) < 0.05 {
 		t.Errorf("decode predicted %.1f tok/s before, %.1f after calibrating on %.0f", before, after, tg.Value)
 	}
 
@@ -46,11 +47,4 @@ func TestImportCalibrations(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "faster than the device") || !strings.Contains(err.Error(), "--hardware") {
 		t.Errorf("a row 5× faster than the card's memory: %v", err)
 	}
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

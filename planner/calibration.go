@@ -196,7 +196,7 @@ type RowsCalibration struct {
 	// published H100 bursts imply up to 1.6.)
 	MaxImpliedEff float64
 	// Unreached counts decode rows left out of the factor: rows the model
-	// cannot predict, and rows past the first maxCalibrationRows.
+	// cannot predict, and rows past the first MaxCalibrationRows.
 	Unreached int
 }
 
@@ -253,7 +253,7 @@ func FitRowsCalibration(c *Catalog, rows []Measurement, p *PerfParams) ([]RowsCa
 			a.cal.Unreached++
 			continue
 		}
-		if len(a.dec) >= maxCalibrationRows {
+		if len(a.dec) >= MaxCalibrationRows {
 			a.cal.Unreached++
 			continue
 		}
@@ -326,11 +326,11 @@ func singleStreamEff(c *Catalog, m Measurement, p *PerfParams) float64 {
 	return m.Value / v
 }
 
-// maxCalibrationRows bounds the decode rows one setup's factor is fitted
+// MaxCalibrationRows bounds the decode rows one setup's factor is fitted
 // on (the first ones in the file; the rest count as Unreached): the search
 // predicts each of them about 45 times, and an imported file may hold
 // any number of rows.
-const maxCalibrationRows = 256
+const MaxCalibrationRows = 256
 
 // The range FitRowsCalibration searches a decode factor in: the
 // published rows held out by source are off by 2-3× at worst, so a factor

@@ -124,13 +124,13 @@ func TestDecodeScaleApplies(t *testing.T) {
 	}
 }
 
-// A file of any length fits on at most 256 decode rows per setup, so its
+// A file of any length fits on at most MaxCalibrationRows decode rows per setup, so its
 // time is bounded; the rest are counted as left out.
 func TestFitRowsCalibrationBounded(t *testing.T) {
 	c := catalog(t)
 	tg := planner.Measurement{Hardware: "nvidia-rtx-4090", Devices: 1, Engine: "llama.cpp", Model: "meta-llama/Llama-3.1-8B-Instruct", Quant: "q4_k_m", KVType: "f16",
 		GenTokens: 128, Metric: planner.MetricTG, Value: 120, Scenario: planner.WorkloadSingle}
-	rows := make([]planner.Measurement, 300)
+	rows := make([]planner.Measurement, planner.MaxCalibrationRows+44)
 	for i := range rows {
 		rows[i] = tg
 	}
@@ -138,7 +138,7 @@ func TestFitRowsCalibrationBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cals) != 1 || cals[0].Fit.DecodePoints != 256 || cals[0].Unreached != 44 {
-		t.Errorf("%d calibrations, %d points, %d left out; want 1, 256, 44", len(cals), cals[0].Fit.DecodePoints, cals[0].Unreached)
+	if len(cals) != 1 || cals[0].Fit.DecodePoints != planner.MaxCalibrationRows || cals[0].Unreached != 44 {
+		t.Errorf("%d calibrations, %d points, %d left out; want 1, %d, 44", len(cals), cals[0].Fit.DecodePoints, cals[0].Unreached, planner.MaxCalibrationRows)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -409,21 +410,17 @@ func (s *appService) CalibrateImport(ctx context.Context, path string, progress 
 		v.Notes = append(v.Notes, w.String())
 	}
 	rows := res.Rows
-	for i := range rows {
-		if rows[i].Hardware != "" {
-			continue
-		}
+	if slices.ContainsFunc(rows, func(m planner.Measurement) bool { return m.Hardware == "" }) {
 		this, err := s.a.ProbedMachine(ctx)
 		if err != nil {
 			return v, fmt.Errorf("%s does not name the device it ran on, and this machine's could not be read: %w", filepath.Base(path), err)
 		}
-		for j := range rows {
-			if rows[j].Hardware == "" {
-				rows[j].Hardware = this.Hardware.ID
+		for i := range rows {
+			if rows[i].Hardware == "" {
+				rows[i].Hardware = this.Hardware.ID
 			}
 		}
 		v.Notes = append(v.Notes, "the file does not name its device: taken as this machine's ("+this.Hardware.Name+")")
-		break
 	}
 	if err := ctx.Err(); err != nil {
 		return v, err

@@ -221,7 +221,7 @@ func saveImportCalibrations(cmd *cobra.Command, g *globalOptions, name string, r
 		p := ic.Profile
 		fmt.Fprintf(stderr, "headroom: calibration %s: fitted decode efficiency ×%.3f from %d rows", p.Key, p.Terms.DecodeScale, p.Fit.DecodePoints)
 		if ic.Unreached > 0 {
-			fmt.Fprintf(stderr, " (%d more left out: the model cannot predict them, or past the first 256)", ic.Unreached)
+			fmt.Fprintf(stderr, " (%d more left out: the model cannot predict them, or past the first %d)", ic.Unreached, planner.MaxCalibrationRows)
 		}
 		fmt.Fprintln(stderr)
 		tw := tabwriter.NewWriter(stderr, 2, 4, 2, ' ', 0)
