@@ -23,9 +23,6 @@ const (
 	maxBandwidth    = 100000.0
 	maxTFLOPS       = 1e5
 	peakSlack       = 1.10 // measured may pass the datasheet peak by 10% (boost clocks, rounding)
-	// A decode factor within 2% of the ends of the range
-	// planner.FitRowsCalibration searches is a failed fit.
-	scaleSlack = 1.02
 )
 
 // Noise thresholds of a host benchmark: below minPasses repeats, or with
@@ -109,7 +106,7 @@ func Check(p Profile, hw planner.Hardware) []Problem {
 			add(e.term, e.v, true, "an efficiency above %g is faster than the device can run", maxEff)
 		}
 	}
-	if t.DecodeScale != 0 && (!finite(t.DecodeScale) || t.DecodeScale < planner.MinDecodeScale*scaleSlack || t.DecodeScale > planner.MaxDecodeScale/scaleSlack) {
+	if t.DecodeScale != 0 && !planner.DecodeScaleUsable(t.DecodeScale) {
 		add("decode_scale", t.DecodeScale, true, "a factor on the fitted decode efficiency must lie inside %g to %g: no published setup is that far from the fit (were the rows imported with the right --hardware, --devices and --quant?)", planner.MinDecodeScale, planner.MaxDecodeScale)
 	}
 	if !finite(t.StepOverheadMs) || t.StepOverheadMs < 0 || t.StepOverheadMs > maxStepOverhead {

@@ -338,6 +338,14 @@ const MaxCalibrationRows = 256
 // name (calibrate.Check refuses it).
 const MinDecodeScale, MaxDecodeScale = 0.05, 20.0
 
+// DecodeScaleUsable says a fitted decode factor is a measurement: finite
+// and more than 2% inside [MinDecodeScale, MaxDecodeScale]. One at an end
+// is a failed fit, the rows describing another setup than the one they
+// name (calibrate.Check refuses it).
+func DecodeScaleUsable(k float64) bool {
+	return k >= MinDecodeScale*1.02 && k <= MaxDecodeScale/1.02
+}
+
 // goldenMin is the x in [lo, hi] minimizing f, by golden-section search
 // with n steps (f unimodal or nearly so).
 func goldenMin(f func(float64) float64, lo, hi float64, n int) float64 {

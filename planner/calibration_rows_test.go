@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"errors"
+	"maps"
 	"math"
 	"strings"
 	"testing"
@@ -140,5 +141,75 @@ func TestFitRowsCalibrationBounded(t *testing.T) {
 	}
 	if len(cals) != 1 || cals[0].Fit.DecodePoints != planner.MaxCalibrationRows || cals[0].Unreached != 44 {
 		t.Errorf("%d calibrations, %d points, %d left out; want 1, %d, 44", len(cals), cals[0].Fit.DecodePoints, cals[0].Unreached, planner.MaxCalibrationRows)
+	}
+}
+
+// A plan on a setup with a saved decode factor carries the calibrated
+// error band where the fit has one; other setups of the same plan, and
+// metrics without a calibrated band, keep the fitted band.
+func TestPlanCalibratedErrorBand(t *testing.T) {
+	c := catalog(t)
+	cc := *c
+	p := *c.Perf
+	p.ErrorBand = map[string]float64{"tpot_ms": 35.9, "ttft_ms": 33.5, "pp_tps": 19}
+	p.CalibratedErrorBand = map[string]float64{"tpot_ms": 20.9, "ttft_ms": 30.7}
+	p.Calibrations = map[string]planner.Calibrated{"nvidia-rtx-4090/llama.cpp/cuda": {DecodeScale: 0.8}}
+	cc.Perf = &p
+	m, _ := c.FindModel("meta-llama/Llama-3.1-8B-Instruct")
+	h, _ := c.FindHardware("nvidia-rtx-4090")
+	res := planner.Plan(planner.PlanRequest{Catalog: &cc, Hardware: h, Devices: 1, Model: m, Engines: []planner.EngineID{"llama.cpp", "vllm"},
+		Workload: planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}})
+	seen := map[planner.EngineID]bool{}
+	for _, x := range res.Ranked {
+		want := p.ErrorBand
+		if x.Engine == "llama.cpp" {
+			want = map[string]float64{"tpot_ms": 20.9, "ttft_ms": 30.7, "pp_tps": 19}
+		}
+		if !maps.Equal(x.ErrorBand, want) {
+			t.Errorf("%s: band %v, want %v", x.Label(), x.ErrorBand, want)
+		}
+		seen[x.Engine] = true
+	}
+	if !seen["llama.cpp"] || !seen["vllm"] {
+		t.Fatalf("want plans of both engines, got %v", seen)
+	}
+	if p.ErrorBand["tpot_ms"] != 35.9 {
+		t.Errorf("the fitted band changed: %v", p.ErrorBand)
+	}
+	// Without a calibrated band (a profile fitted before there was one)
+	// a calibrated setup keeps the fitted band.
+	p.CalibratedErrorBand = nil
+	res = planner.Plan(planner.PlanRequest{Catalog: &cc, Hardware: h, Devices: 1, Model: m, Engines: []planner.EngineID{"llama.cpp"},
+		Workload: planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}})
+	if b, ok := res.Best(); !ok || !maps.Equal(b.ErrorBand, p.ErrorBand) {
+		t.Errorf("no calibrated band: got %v (a plan: %v), want %v", b.ErrorBand, ok, p.ErrorBand)
+	}
+}
+
+// The calibrated bands keep a metric only where the calibration lowered
+// the held-out error on the same rows, are never under the in-sample
+// error nor over the fitted band.
+func TestCalibratedErrorBands(t *testing.T) {
+	rep := func(v float64) planner.MetricReport { return planner.MetricReport{Rows: 10, Predicted: 10, MdAPE: v} }
+	in := planner.Report{Metrics: map[planner.Metric]planner.MetricReport{
+		planner.MetricTPOT: rep(19.7), planner.MetricTG: rep(7.5), planner.MetricPP: rep(10.1), planner.MetricTTFT: rep(23.8)}}
+	cv := &planner.CalibratedCV{
+		Metrics: map[planner.Metric]planner.MetricReport{
+			planner.MetricTPOT: rep(12.34), planner.MetricTG: rep(15.6), planner.MetricPP: rep(17.7), planner.MetricTTFT: rep(30.7)},
+		Plain: map[planner.Metric]planner.MetricReport{
+			planner.MetricTPOT: rep(32.3), planner.MetricTG: rep(18.4), planner.MetricPP: rep(17.7), planner.MetricTTFT: rep(32.4)},
+	}
+	bands := map[string]float64{"tpot_ms": 35.9, "tg_tps": 14.6, "pp_tps": 19, "ttft_ms": 33.5}
+	got := planner.CalibratedErrorBands(in, cv, bands)
+	want := map[string]float64{
+		"tpot_ms": 19.7, // the calibrated 12.3 is under the in-sample error
+		"ttft_ms": 30.7,
+		// tg: 15.6 is over the fitted band of 14.6; pp: not lowered.
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got := planner.CalibratedErrorBands(in, nil, bands); len(got) != 0 {
+		t.Errorf("no calibrated CV: got %v", got)
 	}
 }

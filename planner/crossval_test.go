@@ -52,6 +52,22 @@ func TestLeaveOneSourceOutFolds(t *testing.T) {
 			t.Errorf("%s: within-source MdAPE %v for a metric the folds report as %+v", m, within, a.Metrics[m])
 		}
 	}
+	// Calibrated on one run: the same rows twice (calibrated and not),
+	// fewer than all (the first runs are not scored), at least one setup
+	// calibrated, and every calibrated metric also reported plain.
+	cal := a.Calibrated
+	if cal == nil || cal.Setups == 0 || len(cal.Results) == 0 || len(cal.Results) >= len(sub) {
+		t.Fatalf("calibrated on one run: %+v; want some setups and fewer than %d rows", cal, len(sub))
+	}
+	for m, r := range cal.Metrics {
+		pl, ok := cal.Plain[m]
+		if !ok || pl.Rows != r.Rows || !(r.MdAPE >= 0) || math.IsInf(r.MdAPE, 0) {
+			t.Errorf("%s: calibrated %+v, plain %+v", m, r, pl)
+		}
+	}
+	if h := planner.LeaveOneHardwareOut(c, sub[:20], opt, *c.Perf); h.Calibrated != nil {
+		t.Error("held out by hardware, a calibrated figure: it is for held-out sources")
+	}
 }
 
 // With FoldRequestOverheads a fold searches the front end's cost per

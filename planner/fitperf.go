@@ -616,7 +616,10 @@ type CrossValidation struct {
 	// constant per group; what remains is error within a group, which a
 	// better step or scheduler model can reach (withinGroupMdAPE).
 	WithinGroup map[Metric]float64 `json:"within_group_mdape"`
-	Results     []RowResult        `json:"-"`
+	// Calibrated is, held out by source, each held-out setup calibrated
+	// on one run of its own (nil held out by hardware).
+	Calibrated *CalibratedCV `json:"calibrated_on_one_run,omitempty"`
+	Results    []RowResult   `json:"-"`
 }
 
 // withinGroupMdAPE is CrossValidation.WithinGroup: per metric, the median
@@ -685,6 +688,11 @@ func leaveOneGroupOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfP
 	// every core, each fold's rows kept in the fold order so the report
 	// does not depend on scheduling.
 	perFold := make([][]RowResult, len(names))
+	// Held out by source, each fold also predicts its group calibrated on
+	// one run of each setup (calibratedFold), with the fold's own fit.
+	calibrated := by == "source"
+	calFold, calPlain := make([][]RowResult, len(names)), make([][]RowResult, len(names))
+	calSetups, calRefused := make([]int, len(names)), make([]int, len(names))
 	parallelFor(len(names), func(i int) {
 		var train []Measurement
 		for _, m := range rows {
@@ -699,14 +707,30 @@ func leaveOneGroupOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfP
 		for _, m := range groups[names[i]] {
 			perFold[i] = append(perFold[i], predictRow(c, m, &p))
 		}
+		if calibrated {
+			calFold[i], calPlain[i], calSetups[i], calRefused[i] = calibratedFold(c, groups[names[i]], &p)
+		}
 	})
 	var res []RowResult
 	for _, f := range perFold {
 		res = append(res, f...)
 	}
 	rep := Summarize(c, res)
-	return CrossValidation{By: by, Metrics: rep.Metrics, Folds: len(groups), Worst: rep.Worst,
+	cv := CrossValidation{By: by, Metrics: rep.Metrics, Folds: len(groups), Worst: rep.Worst,
 		ByScenario: rep.ByScenario, BySource: rep.BySource, WithinGroup: withinGroupMdAPE(res, group), Results: res}
+	if calibrated {
+		x := &CalibratedCV{}
+		var plain []RowResult
+		for i := range names {
+			x.Results = append(x.Results, calFold[i]...)
+			plain = append(plain, calPlain[i]...)
+			x.Setups += calSetups[i]
+			x.Refused += calRefused[i]
+		}
+		x.Metrics, x.Plain = summarizeMetrics(x.Results), summarizeMetrics(plain)
+		cv.Calibrated = x
+	}
+	return cv
 }
 
 // ErrorBands are the error bands users see (PerfParams.ErrorBand): per

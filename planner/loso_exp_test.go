@@ -210,23 +210,25 @@ func TestExpBurstAnatomy(t *testing.T) {
 }
 
 // TestExpCalibrated: held out by source, each held-out setup calibrated
-// on its first run.
+// on its first run (planner.CalibratedCV), against the same rows
+// uncalibrated.
 func TestExpCalibrated(t *testing.T) {
 	c, ms, fo, full := expHeldFit(t)
-	res, plain := planner.LeaveOneSourceOutCalibrated(&c, ms.Rows, fo, full)
+	cv := planner.LeaveOneSourceOut(&c, ms.Rows, fo, full).Calibrated
 	for _, x := range []struct {
 		name string
-		r    []planner.RowResult
-	}{{"held out, same rows", plain}, {"held out, calibrated on one run", res}} {
-		rep := planner.Summarize(&c, x.r)
+		r    map[planner.Metric]planner.MetricReport
+	}{{"held out, same rows", cv.Plain}, {"held out, calibrated on one run", cv.Metrics}} {
 		s := ""
 		for _, m := range planner.Metrics {
-			if r, ok := rep.Metrics[m]; ok {
+			if r, ok := x.r[m]; ok {
 				s += fmt.Sprintf("%s %.1f (%d/%d); ", m, r.MdAPE, r.Predicted, r.Rows)
 			}
 		}
 		fmt.Printf("%s: %s\n", x.name, s)
 	}
+	fmt.Printf("setups calibrated %d, refused %d\n", cv.Setups, cv.Refused)
+	res := cv.Results
 	out := os.Getenv("EXP_OUT")
 	if out == "" {
 		return
@@ -237,11 +239,11 @@ func TestExpCalibrated(t *testing.T) {
 	}
 	defer f.Close()
 	w := csv.NewWriter(f)
-	w.Write([]string{"source", "engine", "hardware", "scenario", "metric", "value", "loso", "calibrated"})
-	for i, r := range res {
+	w.Write([]string{"source", "engine", "hardware", "scenario", "metric", "value", "calibrated"})
+	for _, r := range res {
 		m := r.Row
 		w.Write([]string{planner.SourceKey(m), m.Engine, m.Hardware, string(planner.WorkloadKindOf(m)), string(m.Metric),
-			strconv.FormatFloat(m.Value, 'g', 6, 64), strconv.FormatFloat(plain[i].Predicted, 'g', 6, 64), strconv.FormatFloat(r.Predicted, 'g', 6, 64)})
+			strconv.FormatFloat(m.Value, 'g', 6, 64), strconv.FormatFloat(r.Predicted, 'g', 6, 64)})
 	}
 	w.Flush()
 }

@@ -40,6 +40,12 @@ type PerfParams struct {
 	Calibrations map[string]Calibrated `toml:"-" json:"calibrations,omitempty"`
 	// ErrorBand holds validation MdAPE per metric (percent), shown as ±.
 	ErrorBand map[string]float64 `toml:"error_band" json:"error_band"`
+	// CalibratedErrorBand holds, per metric, the band of a setup
+	// calibrated on one run of its own (Calibrated.DecodeScale, from
+	// `calibrate import --save`): held out by source, every held-out
+	// setup calibrated on its first run (CalibratedErrorBands). A metric
+	// absent keeps ErrorBand.
+	CalibratedErrorBand map[string]float64 `toml:"calibrated_error_band,omitempty" json:"calibrated_error_band,omitempty"`
 	// inverting is set while FitPerf inverts rows to efficiencies. The
 	// per-request costs (requestCosts: the front end's and the engine
 	// loop's admission) are set after the efficiencies and move only

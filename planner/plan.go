@@ -516,6 +516,9 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 	}
 	cand.Backend = b
 	s.Backend = b
+	if perf != nil {
+		cand.ErrorBand = perf.bandsFor(CalibrationKey(req.Hardware.ID, e.ID, b))
+	}
 	if req.UsableFor != nil {
 		if u := req.UsableFor(e, b); u > 0 {
 			s.UsableMemory = u

@@ -138,6 +138,15 @@ func printCV(w io.Writer, x planner.CrossValidation) {
 	if within != "" {
 		fmt.Fprintf(w, "  within each %s (its own median error taken out):%s\n", x.By, within)
 	}
+	if c := x.Calibrated; c != nil {
+		line := ""
+		for _, m := range planner.Metrics {
+			if rep, ok := c.Metrics[m]; ok {
+				line += fmt.Sprintf(" %s %s%% (uncalibrated %s%%)", m, rep.MdAPEText(), c.Plain[m].MdAPEText())
+			}
+		}
+		fmt.Fprintf(w, "  each held-out setup calibrated on its first run (%d setups, %d refused; first runs not scored):%s\n", c.Setups, c.Refused, line)
+	}
 	scen := make([]string, 0, len(x.ByScenario))
 	for k := range x.ByScenario {
 		scen = append(scen, k)
