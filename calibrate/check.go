@@ -3,7 +3,9 @@ package calibrate
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/headroom-planner/headroom/calibrate/host"
@@ -109,6 +111,7 @@ func Check(p Profile, hw planner.Hardware) []Problem {
 	if t.DecodeScale != 0 && !planner.DecodeScaleUsable(t.DecodeScale) {
 		add("decode_scale", t.DecodeScale, true, "a factor on the fitted decode efficiency must lie inside %g to %g: no published setup is that far from the fit (were the rows imported with the right --hardware, --devices and --quant?)", planner.MinDecodeScale, planner.MaxDecodeScale)
 	}
+	checkModelScales(t, add)
 	if !finite(t.StepOverheadMs) || t.StepOverheadMs < 0 || t.StepOverheadMs > maxStepOverhead {
 		add("step_overhead_ms", t.StepOverheadMs, true, "must be between 0 and %g ms", maxStepOverhead)
 	}
@@ -119,6 +122,44 @@ func Check(p Profile, hw planner.Hardware) []Problem {
 	}
 	checkFit(p.Fit, add)
 	return out
+}
+
+// checkModelScales: per-model decode factors refine a setup's factor, so
+// they need one (the factor of the models they do not name), each names a
+// model and lies in the same range, and there are at most
+// planner.MaxCalibrationModels.
+func checkModelScales(t planner.Calibrated, add adder) {
+	if len(t.ModelDecodeScale) == 0 {
+		return
+	}
+	if t.DecodeScale == 0 {
+		add("model_decode_scale", float64(len(t.ModelDecodeScale)), true, "per-model decode factors without decode_scale, the factor of the other models")
+	}
+	if n := len(t.ModelDecodeScale); n > planner.MaxCalibrationModels {
+		add("model_decode_scale", float64(n), true, "at most %d models", planner.MaxCalibrationModels)
+		return
+	}
+	for _, id := range slices.Sorted(maps.Keys(t.ModelDecodeScale)) {
+		k := t.ModelDecodeScale[id]
+		switch {
+		case strings.TrimSpace(id) == "" || len(id) > maxModelID:
+			add("model_decode_scale", k, true, "a factor for a model named %q: want a model ID", truncate(id, 40))
+		case !planner.DecodeScaleUsable(k):
+			add("model_decode_scale", k, true, "the factor for %s must lie inside %g to %g", id, planner.MinDecodeScale, planner.MaxDecodeScale)
+		}
+	}
+}
+
+// maxModelID is the longest model ID a calibration names (a Hub ID is
+// owner/name, at most 96 + 1 + 96 characters).
+const maxModelID = 256
+
+// truncate cuts s to n bytes for a message.
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
 
 // decodeEffPoints is the number of points behind the profile's absolute

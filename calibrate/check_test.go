@@ -2,8 +2,12 @@ package calibrate
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -272,5 +276,57 @@ func TestCheckDecodeScale(t *testing.T) {
 		if !tc.fatal && len(ps) > 0 {
 			t.Errorf("factor %g: %v", tc.k, ps)
 		}
+	}
+}
+
+// Per-model factors refine a setup's factor: they need one, each names a
+// model and lies in the same range, there are boundedly many, and a
+// saved profile keeps them (TOML round trip) and compares them.
+func TestCheckModelDecodeScale(t *testing.T) {
+	withModels := func(k float64, ms map[string]float64) Profile {
+		return Profile{Hardware: box.ID, Engine: "vllm", Backend: "cuda", Source: "calibrate import sweep.json",
+			Terms: planner.Calibrated{DecodeScale: k, ModelDecodeScale: ms}, Fit: planner.CalFit{DecodePoints: 6}}
+	}
+	many := map[string]float64{}
+	for i := range planner.MaxCalibrationModels + 1 {
+		many[fmt.Sprintf("org/model-%d", i)] = 1
+	}
+	for _, tc := range []struct {
+		name  string
+		p     Profile
+		fatal bool
+	}{
+		{"two models", withModels(0.8, map[string]float64{"meta-llama/Llama-3.1-8B-Instruct": 0.7, "Qwen/Qwen3-8B": 0.9}), false},
+		{"no setup factor", withModels(0, map[string]float64{"Qwen/Qwen3-8B": 0.9}), true},
+		{"a factor at an end", withModels(0.8, map[string]float64{"Qwen/Qwen3-8B": planner.MaxDecodeScale}), true},
+		{"NaN", withModels(0.8, map[string]float64{"Qwen/Qwen3-8B": math.NaN()}), true},
+		{"a blank model", withModels(0.8, map[string]float64{" ": 0.9}), true},
+		{"too many models", withModels(0.8, many), true},
+	} {
+		if ps := Check(tc.p, box); Fatal(ps) != tc.fatal || (!tc.fatal && len(ps) > 0) {
+			t.Errorf("%s: problems %v, want fatal %v", tc.name, ps, tc.fatal)
+		}
+	}
+	dir := t.TempDir()
+	first := withModels(0.8, map[string]float64{"meta-llama/Llama-3.1-8B-Instruct": 0.7, "Qwen/Qwen3-8B": 0.9})
+	if _, _, err := SaveChecked(dir, first, SaveOptions{Hardware: box}); err != nil {
+		t.Fatal(err)
+	}
+	ps, errs := Load(dir)
+	if len(errs) != 0 || len(ps) != 1 || !reflect.DeepEqual(ps[0].Terms, first.Terms) {
+		t.Fatalf("load: %+v %v, want terms %+v", ps, errs, first.Terms)
+	}
+	second := withModels(0.8, map[string]float64{"Qwen/Qwen3-8B": 0.9, "google/gemma-3-12b-it": 1.2})
+	_, cmp, err := SaveChecked(dir, second, SaveOptions{Hardware: box})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ch := range cmp.Changes {
+		got = append(got, fmt.Sprintf("%s %g→%g", ch.Term, ch.Old, ch.New))
+	}
+	want := []string{"decode_scale google/gemma-3-12b-it 0→1.2", "decode_scale meta-llama/Llama-3.1-8B-Instruct 0.7→0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("changes %q, want %q", got, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func TestSaveLoadRemove(t *testing.T) {
 		t.Errorf("file %s", path)
 	}
 	ps, errs := Load(dir)
-	if len(errs) != 0 || len(ps) != 1 || ps[0].Terms != p.Terms || ps[0].Key != "generic-cpu/llama.cpp/cpu" {
+	if len(errs) != 0 || len(ps) != 1 || !reflect.DeepEqual(ps[0].Terms, p.Terms) || ps[0].Key != "generic-cpu/llama.cpp/cpu" {
 		t.Fatalf("load: %+v %v", ps, errs)
 	}
 	perf := planner.DefaultPerfParams()

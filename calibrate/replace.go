@@ -3,8 +3,10 @@ package calibrate
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/headroom-planner/headroom/planner"
@@ -99,11 +101,30 @@ func Compare(prev *Profile, next Profile, hw planner.Hardware) Comparison {
 		{"tflops", o.TFLOPS, n.TFLOPS},
 		{"decode_scale", o.DecodeScale, n.DecodeScale},
 	} {
-		if math.Abs(t.New-t.Old) > 0.01*math.Max(math.Abs(t.Old), 1e-12) {
+		if changed(t) {
+			c.Changes = append(c.Changes, t)
+		}
+	}
+	// Per-model factors: a model either names is compared, 0 where the
+	// other has none.
+	models := slices.Sorted(maps.Keys(o.ModelDecodeScale))
+	for id := range n.ModelDecodeScale {
+		if _, ok := o.ModelDecodeScale[id]; !ok {
+			models = append(models, id)
+		}
+	}
+	slices.Sort(models)
+	for _, id := range models {
+		if t := (Change{"decode_scale " + id, o.ModelDecodeScale[id], n.ModelDecodeScale[id]}); changed(t) {
 			c.Changes = append(c.Changes, t)
 		}
 	}
 	return c
+}
+
+// changed says a term moved by more than 1%.
+func changed(t Change) bool {
+	return math.Abs(t.New-t.Old) > 0.01*math.Max(math.Abs(t.Old), 1e-12)
 }
 
 // SaveChecked saves p under dir unless it should not replace what is there:

@@ -213,3 +213,50 @@ func TestCalibratedErrorBands(t *testing.T) {
 		t.Errorf("no calibrated CV: got %v", got)
 	}
 }
+
+// Rows of two models on one setup give each model its own factor, which
+// its predictions take; a model the rows did not run takes the setup's.
+func TestFitRowsCalibrationPerModel(t *testing.T) {
+	c := catalog(t)
+	row := func(model string) planner.Measurement {
+		return planner.Measurement{Hardware: "nvidia-rtx-4090", Devices: 1, Engine: "llama.cpp", Model: model, Quant: "q4_k_m", KVType: "f16",
+			GenTokens: 128, Metric: planner.MetricTG, Scenario: planner.WorkloadSingle}
+	}
+	llama, qwen, other := row("meta-llama/Llama-3.1-8B-Instruct"), row("Qwen/Qwen2.5-7B-Instruct"), row("mistralai/Mistral-7B-Instruct-v0.3")
+	speed := map[string]float64{}
+	for _, m := range []planner.Measurement{llama, qwen, other} {
+		v, err := planner.PredictMeasurement(c, m, c.Perf)
+		if err != nil || !(v > 0) {
+			t.Fatalf("%s: %v %v", m.Model, v, err)
+		}
+		speed[m.Model] = v
+	}
+	// Llama measured at 60% of its fitted speed, Qwen at 90%.
+	llama.Value, qwen.Value = 0.6*speed[llama.Model], 0.9*speed[qwen.Model]
+	cals, err := planner.FitRowsCalibration(c, []planner.Measurement{llama, qwen}, c.Perf)
+	if err != nil || len(cals) != 1 {
+		t.Fatalf("%v %v", cals, err)
+	}
+	terms := cals[0].Terms
+	if len(terms.ModelDecodeScale) != 2 {
+		t.Fatalf("per-model factors %v, want two", terms.ModelDecodeScale)
+	}
+	p := *c.Perf
+	p.Calibrations = map[string]planner.Calibrated{cals[0].Key(): terms}
+	for _, m := range []planner.Measurement{llama, qwen} {
+		v, err := planner.PredictMeasurement(c, m, &p)
+		if err != nil || math.Abs(v/m.Value-1) > 0.02 {
+			t.Errorf("%s: calibrated %.1f tok/s, measured %.1f (factor ×%.3f)", m.Model, v, m.Value, terms.ModelDecodeScale[m.Model])
+		}
+	}
+	// The other model: between the two, as the setup's factor is.
+	v, err := planner.PredictMeasurement(c, other, &p)
+	if r := v / speed[other.Model]; err != nil || !(r > 0.6 && r < 0.9) {
+		t.Errorf("a third model: ×%.2f of its fitted speed (setup factor ×%.3f), want between the two models' ×0.6 and ×0.9", r, terms.DecodeScale)
+	}
+	// One model: its factor is the setup's, and none per model.
+	one, err := planner.FitRowsCalibration(c, []planner.Measurement{llama}, c.Perf)
+	if err != nil || len(one) != 1 || one[0].Terms.ModelDecodeScale != nil {
+		t.Errorf("one model: %+v %v, want no per-model factors", one, err)
+	}
+}

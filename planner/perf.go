@@ -614,7 +614,7 @@ type perfModel struct {
 }
 
 // applyCalibration replaces fitted terms with this machine's measured ones.
-func (pm *perfModel) applyCalibration(c Calibrated) {
+func (pm *perfModel) applyCalibration(c Calibrated, model string) {
 	if c.BandwidthGBs > 0 {
 		pm.bw = c.BandwidthGBs * 1e9
 	}
@@ -627,8 +627,8 @@ func (pm *perfModel) applyCalibration(c Calibrated) {
 	if c.PrefillEff > 0 {
 		pm.effP = c.PrefillEff
 	}
-	if c.DecodeScale > 0 {
-		pm.effD = math.Min(1, pm.effD*c.DecodeScale)
+	if k := c.decodeScale(model); k > 0 {
+		pm.effD = math.Min(1, pm.effD*k)
 	}
 	if c.StepOverheadMs > 0 {
 		pm.ovh = c.StepOverheadMs
@@ -719,7 +719,7 @@ func newPerfModelTerms(s Scenario, b Backend, p *PerfParams, t fittedTerms) perf
 	}
 	if len(p.Calibrations) > 0 {
 		if cal, ok := p.Calibrations[CalibrationKey(s.Hardware.ID, s.Engine.ID, b)]; ok {
-			pm.applyCalibration(cal)
+			pm.applyCalibration(cal, s.Model.ID)
 		}
 	}
 	return pm

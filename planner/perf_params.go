@@ -75,6 +75,10 @@ type Calibrated struct {
 	// benchmark rows (FitRowsCalibration) keeps what the fit knows about
 	// each model and format and moves the setup as a whole.
 	DecodeScale float64 `toml:"decode_scale,omitempty" json:"decode_scale,omitempty"`
+	// ModelDecodeScale replaces DecodeScale for the models it names
+	// (catalog model IDs): the factors of each model where the imported
+	// rows ran several (FitRowsCalibration, perModelScales).
+	ModelDecodeScale map[string]float64 `toml:"model_decode_scale,omitempty" json:"model_decode_scale,omitempty"`
 }
 
 // CalibrationKey names a calibration: hardware/engine/backend.

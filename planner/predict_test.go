@@ -317,7 +317,7 @@ func testCPU() Scenario {
 func TestGEMVCalibrationBoundsOneSequence(t *testing.T) {
 	for _, gemv := range []bool{false, true} {
 		pm := newPerfModel(testCPU(), nil)
-		pm.applyCalibration(Calibrated{BandwidthGBs: 25, TFLOPS: 0.019, DecodeEff: 1, PrefillEff: 1, GEMVBandwidth: gemv})
+		pm.applyCalibration(Calibrated{BandwidthGBs: 25, TFLOPS: 0.019, DecodeEff: 1, PrefillEff: 1, GEMVBandwidth: gemv}, pm.s.Model.ID)
 		bytes := pm.wt.bytes(pm.s.Model, 1) + 100*pm.kvTok
 		memMs := pm.ovh + bytes/25e9*1000
 		step1, bound1 := pm.decodeStep(1, 100)

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -434,6 +435,9 @@ func (s *appService) CalibrateImport(ctx context.Context, path string, progress 
 		p := ic.Profile
 		v.Params = append(v.Params, Param{Name: "decode factor", Value: fmt.Sprintf("×%.3f", p.Terms.DecodeScale),
 			Note: p.Key + " · " + planner.Plural(p.Fit.DecodePoints, "decode row")})
+		for _, id := range slices.Sorted(maps.Keys(p.Terms.ModelDecodeScale)) {
+			v.Params = append(v.Params, Param{Name: "decode factor", Value: fmt.Sprintf("×%.3f", p.Terms.ModelDecodeScale[id]), Note: id + " · its own rows"})
+		}
 		for _, r := range p.Fit.Residuals {
 			v.Points = append(v.Points, CalibrationPoint{Label: r.Label, Metric: string(r.Metric), Predicted: r.Predicted, Measured: r.Measured})
 		}
@@ -500,6 +504,9 @@ func (s *appService) calibrationStatus(id string) CalibrationStatus {
 	if k := p.Terms.DecodeScale; k > 0 {
 		// Imported benchmark rows (calibrate import --save) scale the fit.
 		detail += fmt.Sprintf(", decode ×%.2f of the fit", k)
+		if n := len(p.Terms.ModelDecodeScale); n > 0 {
+			detail += fmt.Sprintf(" (%s with their own)", planner.Plural(n, "model"))
+		}
 	}
 	if st.Other {
 		detail += " (not the device plans use)"

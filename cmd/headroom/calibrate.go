@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/headroom-planner/headroom/planner"
 )
 
 func newCalibrateCmd(g *globalOptions) *cobra.Command {
@@ -54,6 +56,9 @@ func newCalibrateListCmd(g *globalOptions) *cobra.Command {
 				if t.DecodeScale > 0 {
 					// An imported calibration scales the fitted efficiency.
 					dec = fmt.Sprintf("fit ×%.3f", t.DecodeScale)
+					if n := len(t.ModelDecodeScale); n > 0 {
+						dec += fmt.Sprintf(" (own ×k for %s)", planner.Plural(n, "model"))
+					}
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%.2f\t%.1f\t%.3f\n", p.Key, p.Age(time.Now()).Round(time.Minute), p.Source,
 					dec, t.PrefillEff, t.StepOverheadMs, t.BandwidthGBs, t.TFLOPS)

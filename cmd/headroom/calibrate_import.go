@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -224,6 +226,9 @@ func saveImportCalibrations(cmd *cobra.Command, g *globalOptions, name string, r
 			fmt.Fprintf(stderr, " (%d more left out: the model cannot predict them, or past the first %d)", ic.Unreached, planner.MaxCalibrationRows)
 		}
 		fmt.Fprintln(stderr)
+		for _, id := range slices.Sorted(maps.Keys(p.Terms.ModelDecodeScale)) {
+			fmt.Fprintf(stderr, "  %s: its own factor ×%.3f\n", id, p.Terms.ModelDecodeScale[id])
+		}
 		tw := tabwriter.NewWriter(stderr, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  metric\trow\tmeasured\tcalibrated prediction\t")
 		for _, r := range p.Fit.Residuals {
