@@ -239,3 +239,27 @@ func (a *App) ImportCalibrations(rows []planner.Measurement, source string) ([]I
 	}
 	return out, nil
 }
+
+// CalibratedBand is a metric's error band on a setup calibrated from its
+// own run (planner.PerfParams.CalibratedErrorBand) next to the fitted one.
+type CalibratedBand struct {
+	Metric             planner.Metric
+	Calibrated, Fitted float64 // percent
+}
+
+// CalibratedBands are the error bands plans on a calibrated setup carry,
+// in the order of planner.Metrics; none where the profile has no
+// calibrated band.
+func (a *App) CalibratedBands() []CalibratedBand {
+	p := a.Catalog().Perf
+	if p == nil {
+		return nil
+	}
+	var out []CalibratedBand
+	for _, m := range planner.Metrics {
+		if v, ok := p.CalibratedErrorBand[string(m)]; ok {
+			out = append(out, CalibratedBand{Metric: m, Calibrated: v, Fitted: p.ErrorBand[string(m)]})
+		}
+	}
+	return out
+}

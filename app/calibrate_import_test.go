@@ -40,6 +40,25 @@ func TestImportCalibrations(t *testing.T) {
 	if !(math.Abs(after/tg.Value-1) < 0.02) || math.Abs(before/tg.Value-1) < 0.05 {
 		t.Errorf("decode predicted %.1f tok/s before, %.1f after calibrating on %.0f", before, after, tg.Value)
 	}
+	// Plans on the calibrated setup carry the calibrated bands, never
+	// wider than the fitted ones; the embedded profile has them.
+	bands := a.CalibratedBands()
+	if len(bands) == 0 {
+		t.Fatal("the embedded profile has no calibrated error band (refit --cv writes it)")
+	}
+	m, _ := a.Catalog().FindModel(tg.Model)
+	h, _ := a.Catalog().FindHardware(tg.Hardware)
+	res := planner.Plan(planner.PlanRequest{Catalog: a.Catalog(), Hardware: h, Devices: 1, Model: m, Engines: []planner.EngineID{"llama.cpp"},
+		Workload: planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}})
+	best, ok := res.Best()
+	if !ok || best.Source != "calibrated" {
+		t.Fatalf("plan on the calibrated setup: %+v", best)
+	}
+	for _, b := range bands {
+		if got := best.ErrorBand[string(b.Metric)]; got != b.Calibrated || b.Calibrated > b.Fitted {
+			t.Errorf("%s: the plan's band ±%g, calibrated ±%g, fitted ±%g", b.Metric, got, b.Calibrated, b.Fitted)
+		}
+	}
 
 	fast := tg
 	fast.Value = 400 // 4.9 GB of weights 400 times a second: 2 TB/s on a 360 GB/s card

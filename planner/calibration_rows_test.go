@@ -209,6 +209,11 @@ func TestCalibratedErrorBands(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
+	cv.Metrics[planner.MetricReqPerS] = planner.MetricReport{Rows: 2, Predicted: 2, MdAPE: 0.1}
+	cv.Plain[planner.MetricReqPerS] = planner.MetricReport{Rows: 2, Predicted: 2, MdAPE: 5.1}
+	if got := planner.CalibratedErrorBands(in, cv, bands); !maps.Equal(got, want) {
+		t.Errorf("with two requests/s rows: got %v, want %v (too few rows for a band)", got, want)
+	}
 	if got := planner.CalibratedErrorBands(in, nil, bands); len(got) != 0 {
 		t.Errorf("no calibrated CV: got %v", got)
 	}

@@ -90,12 +90,17 @@ func calibratedFold(c *Catalog, held []Measurement, p *PerfParams) (cal, plain [
 	return cal, plain, setups, refused
 }
 
+// minCalibratedBandRows is the fewest held-out rows a calibrated band is
+// measured on (requests/s has 2 once the first runs are taken out).
+const minCalibratedBandRows = 10
+
 // CalibratedErrorBands are the error bands of a setup calibrated on one
 // run of its own (PerfParams.CalibratedErrorBand): per metric where the
 // calibration lowered the held-out error on the same rows, the larger of
 // the in-sample MdAPE and the calibrated held-out one, and never more
 // than the uncalibrated band (bands). A metric the calibration did not
-// help keeps its band, so it is left out.
+// help, or with fewer than minCalibratedBandRows rows, keeps its band, so
+// it is left out.
 func CalibratedErrorBands(inSample Report, cv *CalibratedCV, bands map[string]float64) map[string]float64 {
 	out := map[string]float64{}
 	if cv == nil {
@@ -103,7 +108,7 @@ func CalibratedErrorBands(inSample Report, cv *CalibratedCV, bands map[string]fl
 	}
 	for m, r := range cv.Metrics {
 		pl, ok := cv.Plain[m]
-		if r.Predicted == 0 || !ok || pl.Predicted == 0 || !(r.MdAPE < pl.MdAPE) {
+		if r.Predicted < minCalibratedBandRows || !ok || pl.Predicted == 0 || !(r.MdAPE < pl.MdAPE) {
 			continue
 		}
 		v := math.Round(r.MdAPE*10) / 10

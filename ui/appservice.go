@@ -431,6 +431,7 @@ func (s *appService) CalibrateImport(ctx context.Context, path string, progress 
 	if err != nil {
 		return v, err
 	}
+	anySaved := false
 	for _, ic := range cals {
 		p := ic.Profile
 		v.Params = append(v.Params, Param{Name: "decode factor", Value: fmt.Sprintf("×%.3f", p.Terms.DecodeScale),
@@ -447,6 +448,13 @@ func (s *appService) CalibrateImport(ctx context.Context, path string, progress 
 			v.Notes = append(v.Notes, "not saved: "+err.Error())
 		} else {
 			v.Notes = append(v.Notes, "saved "+saved)
+			anySaved = true
+		}
+	}
+	if anySaved {
+		for _, b := range s.a.CalibratedBands() {
+			v.Params = append(v.Params, Param{Name: string(b.Metric) + " error band", Value: fmt.Sprintf("±%.0f%%", b.Calibrated),
+				Note: fmt.Sprintf("plans on this setup (±%.0f%% uncalibrated): held out by source, calibrated on one run", b.Fitted)})
 		}
 	}
 	v.Notes = append(v.Notes, "chart: each row measured (y) against its prediction with the calibration (x); prefill is left to the fit")

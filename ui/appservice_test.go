@@ -416,8 +416,12 @@ func TestGUIServiceCalibrateImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Params) != 1 || !strings.HasPrefix(v.Params[0].Note, "amd-ryzen-ai-max-395/vllm/rocm") || !strings.HasPrefix(v.Params[0].Value, "×") || len(v.Points) != 5 {
+	if len(v.Params) < 2 || !strings.HasPrefix(v.Params[0].Note, "amd-ryzen-ai-max-395/vllm/rocm") || !strings.HasPrefix(v.Params[0].Value, "×") || len(v.Points) != 5 {
 		t.Fatalf("view %+v", v)
+	}
+	// After the factor, the error bands plans on the setup now carry.
+	if band := v.Params[len(v.Params)-1]; band.Name != "tpot_ms error band" || !strings.HasPrefix(band.Value, "±") || !strings.Contains(band.Note, "uncalibrated") {
+		t.Errorf("the last line %+v, want TPOT's calibrated error band", band)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "amd-ryzen-ai-max-395__vllm__rocm.toml")); err != nil {
 		t.Errorf("not saved: %v (notes %q)", err, v.Notes)

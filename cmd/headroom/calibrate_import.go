@@ -242,25 +242,14 @@ func saveImportCalibrations(cmd *cobra.Command, g *globalOptions, name string, r
 		}
 		fmt.Fprintf(stderr, "headroom: saved %s\n", path)
 	}
-	if band := calibratedBandText(a.Catalog().Perf); band != "" {
-		fmt.Fprintf(stderr, "headroom: plans on a calibrated setup show the error bands of a setup calibrated on one run (held out by source):%s\n", band)
+	if bs := a.CalibratedBands(); len(bs) > 0 {
+		fmt.Fprint(stderr, "headroom: plans on a calibrated setup carry the error bands measured on setups calibrated on one run (held out by source):")
+		for _, b := range bs {
+			fmt.Fprintf(stderr, " %s ±%.0f%% (uncalibrated ±%.0f%%)", b.Metric, b.Calibrated, b.Fitted)
+		}
+		fmt.Fprintln(stderr)
 	}
 	return nil
-}
-
-// calibratedBandText lists the calibrated error bands against the fitted
-// ones, in the order of planner.Metrics ("" without any).
-func calibratedBandText(p *planner.PerfParams) string {
-	if p == nil {
-		return ""
-	}
-	s := ""
-	for _, m := range planner.Metrics {
-		if v, ok := p.CalibratedErrorBand[string(m)]; ok {
-			s += fmt.Sprintf(" %s ±%.0f%% (uncalibrated ±%.0f%%)", m, v, p.ErrorBand[string(m)])
-		}
-	}
-	return s
 }
 
 // importJSON is the --json output.

@@ -274,7 +274,7 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 				float64(c.Pred.DecodeTPS), float64(c.Pred.TotalTPS), c.Fit.MaxKVTokens, slo, c.Why)
 		}
 		tw.Flush()
-		fmt.Fprintf(w, "\nFigures are %s; typical error (validate MdAPE): decode%s, prefill%s, TTFT%s, TPOT%s.\n", res.Ranked[0].Source,
+		fmt.Fprintf(w, "\nFigures are %s; typical error (median, on sources held out of the fit): decode%s, prefill%s, TTFT%s, TPOT%s.\n", res.Ranked[0].Source,
 			band(res.Ranked[0], planner.MetricTG), band(res.Ranked[0], planner.MetricPP), band(res.Ranked[0], planner.MetricTTFT), band(res.Ranked[0], planner.MetricTPOT))
 		if wl.Rate > 0 {
 			fmt.Fprintln(w, "\nPareto front (capacity vs per-user tok/s at this rate):")
