@@ -265,3 +265,21 @@ func TestFitRowsCalibrationPerModel(t *testing.T) {
 		t.Errorf("one model: %+v %v, want no per-model factors", one, err)
 	}
 }
+
+// Every metric of the schema has a title of its own.
+func TestMetricTitles(t *testing.T) {
+	seen := map[string]planner.Metric{}
+	for _, m := range planner.Metrics {
+		ti := m.Title()
+		if ti == "" || ti == string(m) {
+			t.Errorf("%s: title %q", m, ti)
+		}
+		if o, ok := seen[ti]; ok {
+			t.Errorf("%s and %s share the title %q", m, o, ti)
+		}
+		seen[ti] = m
+	}
+	if got := planner.Metric("joules").Title(); got != "joules" {
+		t.Errorf("an unknown metric: %q", got)
+	}
+}

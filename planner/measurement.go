@@ -23,6 +23,30 @@ const (
 // Metrics lists every metric in report order.
 var Metrics = []Metric{MetricTG, MetricPP, MetricTotalOut, MetricTTFT, MetricTPOT, MetricITL, MetricKV, MetricReqPerS}
 
+// Title is the metric as a screen names it ("decode", "TPOT"); a metric
+// outside the schema is its own name.
+func (m Metric) Title() string {
+	switch m {
+	case MetricPP:
+		return "prefill"
+	case MetricTG:
+		return "decode"
+	case MetricTotalOut:
+		return "output throughput"
+	case MetricTTFT:
+		return "TTFT"
+	case MetricTPOT:
+		return "TPOT"
+	case MetricITL:
+		return "ITL"
+	case MetricKV:
+		return "KV capacity"
+	case MetricReqPerS:
+		return "requests/s"
+	}
+	return string(m)
+}
+
 // WorkloadKind is the workload a measured run applied (the schema's
 // `scenario` column, benchmarks/README.md). The zero value means the row
 // does not say; WorkloadKindOf then infers it from the other columns.

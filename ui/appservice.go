@@ -453,7 +453,7 @@ func (s *appService) CalibrateImport(ctx context.Context, path string, progress 
 	}
 	if anySaved {
 		for _, b := range s.a.CalibratedBands() {
-			v.Params = append(v.Params, Param{Name: string(b.Metric) + " error band", Value: fmt.Sprintf("±%.0f%%", b.Calibrated),
+			v.Params = append(v.Params, Param{Name: b.Metric.Title() + " error band", Value: fmt.Sprintf("±%.0f%%", b.Calibrated),
 				Note: fmt.Sprintf("plans on this setup (±%.0f%% uncalibrated): held out by source, calibrated on one run", b.Fitted)})
 		}
 	}

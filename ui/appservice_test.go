@@ -420,7 +420,7 @@ func TestGUIServiceCalibrateImport(t *testing.T) {
 		t.Fatalf("view %+v", v)
 	}
 	// After the factor, the error bands plans on the setup now carry.
-	if band := v.Params[len(v.Params)-1]; band.Name != "tpot_ms error band" || !strings.HasPrefix(band.Value, "±") || !strings.Contains(band.Note, "uncalibrated") {
+	if band := v.Params[len(v.Params)-1]; band.Name != "TPOT error band" || !strings.HasPrefix(band.Value, "±") || !strings.Contains(band.Note, "uncalibrated") {
 		t.Errorf("the last line %+v, want TPOT's calibrated error band", band)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "amd-ryzen-ai-max-395__vllm__rocm.toml")); err != nil {

@@ -245,7 +245,7 @@ func saveImportCalibrations(cmd *cobra.Command, g *globalOptions, name string, r
 	if bs := a.CalibratedBands(); len(bs) > 0 {
 		fmt.Fprint(stderr, "headroom: plans on a calibrated setup carry the error bands measured on setups calibrated on one run (held out by source):")
 		for _, b := range bs {
-			fmt.Fprintf(stderr, " %s ±%.0f%% (uncalibrated ±%.0f%%)", b.Metric, b.Calibrated, b.Fitted)
+			fmt.Fprintf(stderr, " %s ±%.0f%% (uncalibrated ±%.0f%%)", b.Metric.Title(), b.Calibrated, b.Fitted)
 		}
 		fmt.Fprintln(stderr)
 	}
