@@ -242,6 +242,8 @@ func FuzzLoadProfile(f *testing.F) {
 	f.Add([]byte("key=\"a/b/c\"\nhardware=\"a\"\nengine=\"b\"\n[terms]\nprefill_compute_efficiency=5.0\n[fit]\nprefill_points=3\n"))
 	f.Add([]byte("key=\"a/b/c\"\nhardware=\"a\"\nengine=\"b\"\n[terms]\nbandwidth_gb_s=nan\n"))
 	f.Add([]byte("key = [unterminated"))
+	f.Add([]byte("key=\"a/vllm/cuda\"\nhardware=\"a\"\nengine=\"vllm\"\nbackend=\"cuda\"\n[terms]\ndecode_scale=0.8\n[terms.model_decode_scale]\n\"Qwen/Qwen3-8B\"=0.9\n\"\"=30\n[fit]\ndecode_points=4\n"))
+	f.Add([]byte("key=\"a/vllm/cuda\"\nhardware=\"a\"\nengine=\"vllm\"\n[terms]\n[terms.model_decode_scale]\nm=1e308\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const path = "/calibrations/cal.toml"
 		p, err := decodeProfile(path, data)
