@@ -516,7 +516,7 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 	}
 	cand.Backend = b
 	s.Backend = b
-	if perf != nil {
+	if perf != nil && len(perf.Calibrations) > 0 {
 		cand.ErrorBand = perf.bandsFor(CalibrationKey(req.Hardware.ID, e.ID, b))
 	}
 	if req.UsableFor != nil {
