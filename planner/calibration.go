@@ -325,8 +325,9 @@ func FitRowsCalibration(c *Catalog, rows []Measurement, p *PerfParams) ([]RowsCa
 // Measured on the published rows held out by source (docs/predictions.md,
 // "Your own benchmark run"): with a setup's first run spanning several
 // models, a row predicted with its own model's factor rather than the
-// setup's took held-out decode from 15.6 to 12.8%, output throughput
-// from 27.2 to 27.0%, and left TPOT at 20.9%. Part of a setup's residual
+// setup's took held-out decode from 15.6 to 12.8% and TTFT from 30.7 to
+// 29.4%, TPOT from 20.9 to 20.7%, and left output throughput at 27.2%.
+// Part of a setup's residual
 // on one model's row is that model's (its format's kernels, its
 // attention), not the setup's.
 func perModelScales(dec []Measurement, models []string, fit func([]Measurement) float64) map[string]float64 {

@@ -22,8 +22,9 @@ type CalibratedCV struct {
 	// Setups counts the setups a factor was saved for; Refused those
 	// whose factor fell at an end of the search range (calibrate.Check
 	// refuses them, so their rows are scored uncalibrated).
-	Setups, Refused int
-	Results         []RowResult `json:"-"`
+	Setups  int         `json:"setups"`
+	Refused int         `json:"refused"`
+	Results []RowResult `json:"-"`
 }
 
 // calibrationRun is the key one run of a setup is picked by: the
