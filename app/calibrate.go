@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/headroom-planner/headroom/calibrate"
@@ -238,6 +239,34 @@ func (a *App) ImportCalibrations(rows []planner.Measurement, source string) ([]I
 		})
 	}
 	return out, nil
+}
+
+// RowsOnThisMachine gives the rows of a benchmark file that name no device
+// this machine's device (ProbedMachine): a benchmark output run here, from
+// a tool that does not write the GPU's name (llama-bench's ROCm and Vulkan
+// builds, vllm bench serve). The rows are a copy; note says what was done
+// ("" when every row names its device). A machine that cannot be probed
+// is an error naming file.
+func (a *App) RowsOnThisMachine(ctx context.Context, rows []planner.Measurement, file string) ([]planner.Measurement, string, error) {
+	if !slices.ContainsFunc(rows, func(m planner.Measurement) bool { return m.Hardware == "" }) {
+		return rows, "", nil
+	}
+	this, err := a.ProbedMachine(ctx)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s does not name the device it ran on, and this machine's could not be read (name it with --hardware): %w", file, err)
+	}
+	if _, err := a.Catalog().FindHardware(this.Hardware.ID); err != nil {
+		// A probed device the catalog lacks (generic-cpu) has no fitted
+		// speeds to calibrate.
+		return nil, "", Usagef("%s does not name the device it ran on, and this machine's (%s) is not in the catalog: name the device the benchmark ran on with --hardware", file, this.Hardware.Name)
+	}
+	out := slices.Clone(rows)
+	for i := range out {
+		if out[i].Hardware == "" {
+			out[i].Hardware = this.Hardware.ID
+		}
+	}
+	return out, fmt.Sprintf("%s does not name its device: taken as this machine's (%s)", file, this.Hardware.Name), nil
 }
 
 // CalibratedBand is a metric's error band on a setup calibrated from its

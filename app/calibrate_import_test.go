@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -65,5 +66,34 @@ func TestImportCalibrations(t *testing.T) {
 	_, err = a.ImportCalibrations([]planner.Measurement{fast}, "bench.md")
 	if err == nil || !strings.Contains(err.Error(), "faster than the device") || !strings.Contains(err.Error(), "--hardware") {
 		t.Errorf("a row 5× faster than the card's memory: %v", err)
+	}
+}
+
+// Rows of a file that names no device are this machine's: a copy with the
+// probed device filled in and a note saying so; rows that name their
+// device are left as they are.
+func TestRowsOnThisMachine(t *testing.T) {
+	a, err := Open(Options{NoUserDirs: true, CalibrationDir: t.TempDir(), Root: "../probe/testdata/strix-halo-128-gtt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := planner.Measurement{Devices: 1, Engine: "llama.cpp", Backend: "rocm", Model: "meta-llama/Llama-2-7b-hf", Quant: "q4_0", KVType: "f16",
+		GenTokens: 128, Metric: planner.MetricTG, Value: 39.33, Scenario: planner.WorkloadSingle}
+	named := tg
+	named.Hardware = "nvidia-rtx-4090"
+	rows := []planner.Measurement{tg, named}
+	got, note, err := a.RowsOnThisMachine(context.Background(), rows, "bench.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Hardware != "amd-ryzen-ai-max-395" || got[1].Hardware != "nvidia-rtx-4090" || rows[0].Hardware != "" {
+		t.Errorf("rows %q, %q (the caller's first row: %q)", got[0].Hardware, got[1].Hardware, rows[0].Hardware)
+	}
+	if !strings.Contains(note, "bench.json does not name its device") || !strings.Contains(note, "Ryzen AI Max") {
+		t.Errorf("note %q", note)
+	}
+	// Every row named: nothing probed, nothing said.
+	if got, note, err := a.RowsOnThisMachine(context.Background(), rows[1:], "bench.json"); err != nil || note != "" || len(got) != 1 {
+		t.Errorf("%v %q %v", got, note, err)
 	}
 }

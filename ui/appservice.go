@@ -410,18 +410,12 @@ func (s *appService) CalibrateImport(ctx context.Context, path string, progress 
 	for _, w := range res.Warnings {
 		v.Notes = append(v.Notes, w.String())
 	}
-	rows := res.Rows
-	if slices.ContainsFunc(rows, func(m planner.Measurement) bool { return m.Hardware == "" }) {
-		this, err := s.a.ProbedMachine(ctx)
-		if err != nil {
-			return v, fmt.Errorf("%s does not name the device it ran on, and this machine's could not be read: %w", filepath.Base(path), err)
-		}
-		for i := range rows {
-			if rows[i].Hardware == "" {
-				rows[i].Hardware = this.Hardware.ID
-			}
-		}
-		v.Notes = append(v.Notes, "the file does not name its device: taken as this machine's ("+this.Hardware.Name+")")
+	rows, note, err := s.a.RowsOnThisMachine(ctx, res.Rows, filepath.Base(path))
+	if err != nil {
+		return v, err
+	}
+	if note != "" {
+		v.Notes = append(v.Notes, note)
 	}
 	if err := ctx.Err(); err != nil {
 		return v, err

@@ -26,6 +26,7 @@ type calibrateImportFlags struct {
 	csvOut                                 string
 	jsonOut                                bool
 	save, force                            bool
+	root                                   string
 }
 
 func newCalibrateImportCmd(g *globalOptions) *cobra.Command {
@@ -61,9 +62,12 @@ device and model for that; import says which flag is missing.
 backend) it saves a calibration that moves the fitted decode efficiency by
 the factor the setup's decode-side rows (tg, TPOT, ITL, output throughput)
 imply, so plans on that setup, for every model and format, start from what
-you measured. Prefill is left to the fit (one model's prompt speed does not
-carry to others). It prints each row measured against the calibrated
-prediction; 'calibrate list' shows it and 'calibrate remove' forgets it.`,
+you measured; where the rows ran several models, each also gets its own
+factor. Prefill is left to the fit (one model's prompt speed does not
+carry to others). Rows that name no device (and no --hardware) are taken as
+this machine's. It prints each row measured against the calibrated
+prediction and the error bands plans on a calibrated setup carry;
+'calibrate list' shows it and 'calibrate remove' forgets it.`,
 		Example: `  headroom calibrate import llama-bench.md --hardware amd-ryzen-ai-max-395
   llama-bench -o json -m model.gguf > bench.json && headroom calibrate import bench.json --hardware rtx-4090
   headroom calibrate import serve.log --hardware h100-sxm --engine-version 0.10.1 --csv mine.csv
@@ -92,6 +96,7 @@ prediction; 'calibrate list' shows it and 'calibrate remove' forgets it.`,
 	fl.StringVar(&f.backend, "backend", "", "backend where the file does not say: cuda, rocm, vulkan, metal, sycl, cpu")
 	fl.BoolVar(&f.save, "save", false, "calibrate to the rows: save one calibration per device, engine and backend (decode efficiency scaled by what the rows imply)")
 	fl.BoolVar(&f.force, "force", false, "with --save, replace a clean calibration with a flagged one")
+	fl.StringVar(&f.root, "root", "", "with --save, probe a saved machine tree instead of / for rows that name no device (default: this machine)")
 	fl.IntVar(&f.devices, "devices", 0, "number of devices where the file does not say (default 1)")
 	fl.StringVar(&f.source, "source", "", "source column of the rows (default: the file's name)")
 	fl.StringVar(&f.format, "format", "", "read the file as this format instead of detecting it: "+importFormatNames())
@@ -203,17 +208,25 @@ func runCalibrateImport(cmd *cobra.Command, g *globalOptions, path string, ctx i
 	if !f.save {
 		return nil
 	}
-	return saveImportCalibrations(cmd, g, name, res.Rows, f.force)
+	return saveImportCalibrations(cmd, g, name, res.Rows, f)
 }
 
 // saveImportCalibrations fits and saves the calibrations of --save and
 // prints each setup's factor, rows and the save's outcome on stderr (stdout
 // keeps the rows, or the JSON).
-func saveImportCalibrations(cmd *cobra.Command, g *globalOptions, name string, rows []planner.Measurement, force bool) error {
+func saveImportCalibrations(cmd *cobra.Command, g *globalOptions, name string, rows []planner.Measurement, f calibrateImportFlags) error {
 	stderr := cmd.ErrOrStderr()
-	a, err := g.open("")
+	a, err := g.open(f.root)
 	if err != nil {
 		return err
+	}
+	// A file that names no device ran here (without --hardware).
+	rows, note, err := a.RowsOnThisMachine(cmd.Context(), rows, name)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "headroom: %s; --hardware names another\n", note)
 	}
 	cals, err := a.ImportCalibrations(rows, name)
 	if err != nil {
@@ -235,7 +248,7 @@ func saveImportCalibrations(cmd *cobra.Command, g *globalOptions, name string, r
 			fmt.Fprintf(tw, "  %s\t%s\t%.4g\t%.4g (%+.0f%%)\t\n", r.Metric, r.Label, r.Measured, r.Predicted, (r.Predicted/r.Measured-1)*100)
 		}
 		tw.Flush()
-		path, cmp, err := a.SaveCalibration(p, ic.Machine, force)
+		path, cmp, err := a.SaveCalibration(p, ic.Machine, f.force)
 		fmt.Fprint(stderr, cmp.String())
 		if err != nil {
 			return err
