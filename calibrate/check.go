@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/headroom-planner/headroom/calibrate/host"
+	"github.com/headroom-planner/headroom/internal/textsafe"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -143,9 +144,9 @@ func checkModelScales(t planner.Calibrated, add adder) {
 		k := t.ModelDecodeScale[id]
 		switch {
 		case strings.TrimSpace(id) == "" || len(id) > maxModelID:
-			add("model_decode_scale", k, true, "a factor for a model named %q: want a model ID", truncate(id, 40))
+			add("model_decode_scale", k, true, "a factor for a model named %q: want a model ID", textsafe.Printable(id, 40))
 		case !planner.DecodeScaleUsable(k):
-			add("model_decode_scale", k, true, "the factor for %s must lie inside %g to %g", id, planner.MinDecodeScale, planner.MaxDecodeScale)
+			add("model_decode_scale", k, true, "the factor for %s must lie inside %g to %g", textsafe.Printable(id, 0), planner.MinDecodeScale, planner.MaxDecodeScale)
 		}
 	}
 }
@@ -153,14 +154,6 @@ func checkModelScales(t planner.Calibrated, add adder) {
 // maxModelID is the longest model ID a calibration names (a Hub ID is
 // owner/name, at most 96 + 1 + 96 characters).
 const maxModelID = 256
-
-// truncate cuts s to n bytes for a message.
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
-}
 
 // decodeEffPoints is the number of points behind the profile's absolute
 // decode efficiency: none when the decode points fitted a factor on the

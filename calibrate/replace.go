@@ -107,14 +107,10 @@ func Compare(prev *Profile, next Profile, hw planner.Hardware) Comparison {
 	}
 	// Per-model factors: a model either names is compared, 0 where the
 	// other has none.
-	models := slices.Sorted(maps.Keys(o.ModelDecodeScale))
-	for id := range n.ModelDecodeScale {
-		if _, ok := o.ModelDecodeScale[id]; !ok {
-			models = append(models, id)
-		}
-	}
-	slices.Sort(models)
-	for _, id := range models {
+	models := map[string]float64{}
+	maps.Copy(models, o.ModelDecodeScale)
+	maps.Copy(models, n.ModelDecodeScale)
+	for _, id := range slices.Sorted(maps.Keys(models)) {
 		if t := (Change{"decode_scale " + id, o.ModelDecodeScale[id], n.ModelDecodeScale[id]}); changed(t) {
 			c.Changes = append(c.Changes, t)
 		}
