@@ -230,12 +230,7 @@ func FitRowsCalibration(c *Catalog, rows []Measurement, p *PerfParams) ([]RowsCa
 	setups := map[string]*acc{}
 	var skipped []string
 	for _, m := range rows {
-		s, err := ScenarioFor(c, m)
-		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("%s %s: %v", m.Model, m.Metric, err))
-			continue
-		}
-		b, err := s.ResolveBackend()
+		s, b, err := setupOf(c, m)
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%s %s: %v", m.Model, m.Metric, err))
 			continue
@@ -316,6 +311,17 @@ func FitRowsCalibration(c *Catalog, rows []Measurement, p *PerfParams) ([]RowsCa
 	return out, nil
 }
 
+// setupOf is the scenario a row describes and the backend it runs on:
+// the setup a calibration is keyed by.
+func setupOf(c *Catalog, m Measurement) (Scenario, Backend, error) {
+	s, err := ScenarioFor(c, m)
+	if err != nil {
+		return s, "", err
+	}
+	b, err := s.ResolveBackend()
+	return s, b, err
+}
+
 // perModelScales fits, where a setup's decode rows ran more than one
 // model, each model's own factor on its rows (fit), keyed by catalog
 // model; nil for one model, whose factor is the setup's. A factor at an
@@ -327,9 +333,8 @@ func FitRowsCalibration(c *Catalog, rows []Measurement, p *PerfParams) ([]RowsCa
 // models, a row predicted with its own model's factor rather than the
 // setup's took held-out decode from 15.6 to 12.8% and TTFT from 30.7 to
 // 29.4%, TPOT from 20.9 to 20.7%, and left output throughput at 27.2%.
-// Part of a setup's residual
-// on one model's row is that model's (its format's kernels, its
-// attention), not the setup's.
+// Part of a setup's residual on one model's row is that model's (its
+// format's kernels, its attention), not the setup's.
 func perModelScales(dec []Measurement, models []string, fit func([]Measurement) float64) map[string]float64 {
 	by := map[string][]Measurement{}
 	var order []string

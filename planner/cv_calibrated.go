@@ -30,22 +30,25 @@ type CalibratedCV struct {
 // calibrationRun is the key one run of a setup is picked by: the
 // calibration key and the device count.
 func calibrationRun(c *Catalog, m Measurement) (string, bool) {
-	s, err := ScenarioFor(c, m)
-	if err != nil {
-		return "", false
-	}
-	b, err := s.ResolveBackend()
+	s, b, err := setupOf(c, m)
 	if err != nil {
 		return "", false
 	}
 	return CalibrationKey(m.Hardware, s.Engine.ID, b) + "|" + strconv.Itoa(m.Devices), true
 }
 
+// calibratedFoldResult is one fold's part of a CalibratedCV: the
+// calibrated and the plain predictions of the rows scored, and how many
+// setups were calibrated and refused.
+type calibratedFoldResult struct {
+	cal, plain      []RowResult
+	setups, refused int
+}
+
 // calibratedFold predicts a held-out group's rows with each setup
 // calibrated on its first run (CalibratedCV), fitted parameters p of the
-// fold; it returns the calibrated and the plain predictions of the rows
-// scored, and how many setups were calibrated and refused.
-func calibratedFold(c *Catalog, held []Measurement, p *PerfParams) (cal, plain []RowResult, setups, refused int) {
+// fold.
+func calibratedFold(c *Catalog, held []Measurement, p *PerfParams) (r calibratedFoldResult) {
 	first := map[string]int{} // run|metric → index in held
 	runs := make([]string, len(held))
 	for i, m := range held {
@@ -74,21 +77,35 @@ func calibratedFold(c *Catalog, held []Measurement, p *PerfParams) (cal, plain [
 	if cals, err := FitRowsCalibration(c, calRows, p); err == nil {
 		for _, x := range cals {
 			if !DecodeScaleUsable(x.Terms.DecodeScale) {
-				refused++
+				r.refused++
 				continue
 			}
 			pc.Calibrations[x.Key()] = x.Terms
-			setups++
+			r.setups++
 		}
 	}
 	for i, m := range held {
 		if runs[i] == "-" || isFirst(i) {
 			continue
 		}
-		plain = append(plain, predictRow(c, m, p))
-		cal = append(cal, predictRow(c, m, &pc))
+		r.plain = append(r.plain, predictRow(c, m, p))
+		r.cal = append(r.cal, predictRow(c, m, &pc))
 	}
-	return cal, plain, setups, refused
+	return r
+}
+
+// calibratedCV sums the folds' parts into a CalibratedCV.
+func calibratedCV(folds []calibratedFoldResult) *CalibratedCV {
+	x := &CalibratedCV{}
+	var plain []RowResult
+	for _, f := range folds {
+		x.Results = append(x.Results, f.cal...)
+		plain = append(plain, f.plain...)
+		x.Setups += f.setups
+		x.Refused += f.refused
+	}
+	x.Metrics, x.Plain = summarizeMetrics(x.Results), summarizeMetrics(plain)
+	return x
 }
 
 // minCalibratedBandRows is the fewest held-out rows a calibrated band is

@@ -188,11 +188,7 @@ func prefillBound(c *Catalog, m Measurement, p *PerfParams) bool {
 	if !WorkloadKindOf(m).Serving() {
 		return false
 	}
-	s, err := ScenarioFor(c, m)
-	if err != nil {
-		return false
-	}
-	b, err := s.ResolveBackend()
+	s, b, err := setupOf(c, m)
 	if err != nil {
 		return false
 	}
@@ -691,8 +687,7 @@ func leaveOneGroupOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfP
 	// Held out by source, each fold also predicts its group calibrated on
 	// one run of each setup (calibratedFold), with the fold's own fit.
 	calibrated := by == "source"
-	calFold, calPlain := make([][]RowResult, len(names)), make([][]RowResult, len(names))
-	calSetups, calRefused := make([]int, len(names)), make([]int, len(names))
+	calFolds := make([]calibratedFoldResult, len(names))
 	parallelFor(len(names), func(i int) {
 		var train []Measurement
 		for _, m := range rows {
@@ -708,7 +703,7 @@ func leaveOneGroupOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfP
 			perFold[i] = append(perFold[i], predictRow(c, m, &p))
 		}
 		if calibrated {
-			calFold[i], calPlain[i], calSetups[i], calRefused[i] = calibratedFold(c, groups[names[i]], &p)
+			calFolds[i] = calibratedFold(c, groups[names[i]], &p)
 		}
 	})
 	var res []RowResult
@@ -719,16 +714,7 @@ func leaveOneGroupOut(c *Catalog, rows []Measurement, opt FitOptions, full PerfP
 	cv := CrossValidation{By: by, Metrics: rep.Metrics, Folds: len(groups), Worst: rep.Worst,
 		ByScenario: rep.ByScenario, BySource: rep.BySource, WithinGroup: withinGroupMdAPE(res, group), Results: res}
 	if calibrated {
-		x := &CalibratedCV{}
-		var plain []RowResult
-		for i := range names {
-			x.Results = append(x.Results, calFold[i]...)
-			plain = append(plain, calPlain[i]...)
-			x.Setups += calSetups[i]
-			x.Refused += calRefused[i]
-		}
-		x.Metrics, x.Plain = summarizeMetrics(x.Results), summarizeMetrics(plain)
-		cv.Calibrated = x
+		cv.Calibrated = calibratedCV(calFolds)
 	}
 	return cv
 }
