@@ -269,6 +269,65 @@ func (a *App) RowsOnThisMachine(ctx context.Context, rows []planner.Measurement,
 	return out, fmt.Sprintf("%s does not name its device: taken as this machine's (%s)", file, this.Hardware.Name), nil
 }
 
+// ImportOutcome is what CalibrateFromRows did: the note of
+// RowsOnThisMachine, and each setup's calibration with its save.
+type ImportOutcome struct {
+	Note   string
+	Setups []SavedImport
+}
+
+// SavedImport is one setup's calibration from imported rows and what
+// saving it did: where (Path) or why not (Err), and the comparison with
+// the profile it replaces.
+type SavedImport struct {
+	ImportedCalibration
+	Path       string
+	Comparison calibrate.Comparison
+	Err        error
+}
+
+// Saved says at least one setup's calibration was saved.
+func (o ImportOutcome) Saved() bool {
+	return slices.ContainsFunc(o.Setups, func(s SavedImport) bool { return s.Err == nil })
+}
+
+// Err is the first setup's save error (nil when all were saved).
+func (o ImportOutcome) Err() error {
+	for _, s := range o.Setups {
+		if s.Err != nil {
+			return s.Err
+		}
+	}
+	return nil
+}
+
+// CalibrateFromRows is `calibrate import --save` for every front end:
+// rows that name no device taken as this machine's (RowsOnThisMachine),
+// one calibration per setup (ImportCalibrations), each saved through the
+// checks (SaveCalibration; force replaces a clean profile with a flagged
+// one). A setup that is not saved does not stop the others: its error is
+// in its SavedImport, and ImportOutcome.Err returns the first.
+func (a *App) CalibrateFromRows(ctx context.Context, rows []planner.Measurement, file string, force bool) (ImportOutcome, error) {
+	var o ImportOutcome
+	rows, note, err := a.RowsOnThisMachine(ctx, rows, file)
+	if err != nil {
+		return o, err
+	}
+	o.Note = note
+	if err := ctx.Err(); err != nil {
+		return o, err
+	}
+	cals, err := a.ImportCalibrations(rows, file)
+	if err != nil {
+		return o, err
+	}
+	for _, ic := range cals {
+		path, cmp, err := a.SaveCalibration(ic.Profile, ic.Machine, force)
+		o.Setups = append(o.Setups, SavedImport{ImportedCalibration: ic, Path: path, Comparison: cmp, Err: err})
+	}
+	return o, nil
+}
+
 // CalibratedBand is a metric's error band on a setup calibrated from its
 // own run (planner.PerfParams.CalibratedErrorBand) next to the fitted one.
 type CalibratedBand struct {

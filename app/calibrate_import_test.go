@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/headroom-planner/headroom/calibrate"
 	"github.com/headroom-planner/headroom/planner"
 )
 
@@ -95,5 +97,44 @@ func TestRowsOnThisMachine(t *testing.T) {
 	// Every row named: nothing probed, nothing said.
 	if got, note, err := a.RowsOnThisMachine(context.Background(), rows[1:], "bench.json"); err != nil || note != "" || len(got) != 1 {
 		t.Errorf("%v %q %v", got, note, err)
+	}
+}
+
+// Each setup of an import is saved on its own: one whose factor no
+// published setup comes near (an H100 decoding an 8B model at 1 tok/s)
+// is refused and reported, and the good one beside it is still saved.
+func TestCalibrateFromRows(t *testing.T) {
+	a, err := Open(Options{NoUserDirs: true, CalibrationDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := planner.Measurement{Hardware: "nvidia-rtx-3060-12gb", Devices: 1, Engine: "llama.cpp", Model: "meta-llama/Llama-3.1-8B-Instruct", Quant: "q4_k_m", KVType: "f16",
+		GenTokens: 128, Metric: planner.MetricTG, Value: 40, Scenario: planner.WorkloadSingle}
+	slow := good
+	slow.Hardware, slow.Value = "nvidia-h100-sxm5-80gb", 1
+	o, err := a.CalibrateFromRows(context.Background(), []planner.Measurement{good, slow}, "bench.md", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Setups) != 2 || o.Note != "" {
+		t.Fatalf("outcome %+v", o)
+	}
+	byKey := map[string]SavedImport{}
+	for _, si := range o.Setups {
+		byKey[si.Profile.Key] = si
+	}
+	ok, bad := byKey["nvidia-rtx-3060-12gb/llama.cpp/cuda"], byKey["nvidia-h100-sxm5-80gb/llama.cpp/cuda"]
+	if ok.Err != nil || ok.Path == "" || !ok.Comparison.Saved {
+		t.Errorf("the good setup: saved at %q, err %v", ok.Path, ok.Err)
+	}
+	var ce *calibrate.CheckError
+	if !errors.As(bad.Err, &ce) || bad.Path != "" {
+		t.Errorf("the 1 tok/s H100: saved at %q, err %v; want a CheckError", bad.Path, bad.Err)
+	}
+	if !o.Saved() || !errors.Is(o.Err(), bad.Err) {
+		t.Errorf("Saved %v, Err %v", o.Saved(), o.Err())
+	}
+	if v, err := planner.PredictMeasurement(a.Catalog(), good, a.Catalog().Perf); err != nil || math.Abs(v/good.Value-1) > 0.02 {
+		t.Errorf("the saved calibration is not applied: %.1f tok/s against %.0f (%v)", v, good.Value, err)
 	}
 }

@@ -410,24 +410,16 @@ func (s *appService) CalibrateImport(ctx context.Context, path string, progress 
 	for _, w := range res.Warnings {
 		v.Notes = append(v.Notes, w.String())
 	}
-	rows, note, err := s.a.RowsOnThisMachine(ctx, res.Rows, filepath.Base(path))
-	if err != nil {
-		return v, err
-	}
-	if note != "" {
-		v.Notes = append(v.Notes, note)
-	}
-	if err := ctx.Err(); err != nil {
-		return v, err
-	}
 	progress(0.3, "fitting")
-	cals, err := s.a.ImportCalibrations(rows, filepath.Base(path))
+	o, err := s.a.CalibrateFromRows(ctx, res.Rows, filepath.Base(path), false)
 	if err != nil {
 		return v, err
 	}
-	anySaved := false
-	for _, ic := range cals {
-		p := ic.Profile
+	if o.Note != "" {
+		v.Notes = append(v.Notes, o.Note)
+	}
+	for _, si := range o.Setups {
+		p := si.Profile
 		v.Params = append(v.Params, Param{Name: "decode factor", Value: fmt.Sprintf("×%.3f", p.Terms.DecodeScale),
 			Note: p.Key + " · " + planner.Plural(p.Fit.DecodePoints, "decode row")})
 		for _, id := range slices.Sorted(maps.Keys(p.Terms.ModelDecodeScale)) {
@@ -436,16 +428,14 @@ func (s *appService) CalibrateImport(ctx context.Context, path string, progress 
 		for _, r := range p.Fit.Residuals {
 			v.Points = append(v.Points, CalibrationPoint{Label: r.Label, Metric: string(r.Metric), Predicted: r.Predicted, Measured: r.Measured})
 		}
-		saved, cmp, err := s.a.SaveCalibration(p, ic.Machine, false)
-		v.Notes = append(v.Notes, strings.TrimSpace(cmp.String()))
-		if err != nil {
-			v.Notes = append(v.Notes, "not saved: "+err.Error())
+		v.Notes = append(v.Notes, strings.TrimSpace(si.Comparison.String()))
+		if si.Err != nil {
+			v.Notes = append(v.Notes, "not saved: "+si.Err.Error())
 		} else {
-			v.Notes = append(v.Notes, "saved "+saved)
-			anySaved = true
+			v.Notes = append(v.Notes, "saved "+si.Path)
 		}
 	}
-	if anySaved {
+	if o.Saved() {
 		for _, b := range s.a.CalibratedBands() {
 			v.Params = append(v.Params, Param{Name: b.Metric.Title() + " error band", Value: fmt.Sprintf("±%.0f%%", b.Calibrated),
 				Note: fmt.Sprintf("plans on this setup (±%.0f%% uncalibrated): held out by source, calibrated on one run", b.Fitted)})

@@ -220,23 +220,18 @@ func saveImportCalibrations(cmd *cobra.Command, g *globalOptions, name string, r
 	if err != nil {
 		return err
 	}
-	// A file that names no device ran here (without --hardware).
-	rows, note, err := a.RowsOnThisMachine(cmd.Context(), rows, name)
+	o, err := a.CalibrateFromRows(cmd.Context(), rows, name, f.force)
 	if err != nil {
 		return err
 	}
-	if note != "" {
-		fmt.Fprintf(stderr, "headroom: %s; --hardware names another\n", note)
+	if o.Note != "" {
+		fmt.Fprintf(stderr, "headroom: %s; --hardware names another\n", o.Note)
 	}
-	cals, err := a.ImportCalibrations(rows, name)
-	if err != nil {
-		return err
-	}
-	for _, ic := range cals {
-		p := ic.Profile
+	for _, si := range o.Setups {
+		p := si.Profile
 		fmt.Fprintf(stderr, "headroom: calibration %s: fitted decode efficiency ×%.3f from %d rows", p.Key, p.Terms.DecodeScale, p.Fit.DecodePoints)
-		if ic.Unreached > 0 {
-			fmt.Fprintf(stderr, " (%d more left out: the model cannot predict them, or past the first %d)", ic.Unreached, planner.MaxCalibrationRows)
+		if si.Unreached > 0 {
+			fmt.Fprintf(stderr, " (%d more left out: the model cannot predict them, or past the first %d)", si.Unreached, planner.MaxCalibrationRows)
 		}
 		fmt.Fprintln(stderr)
 		for _, id := range slices.Sorted(maps.Keys(p.Terms.ModelDecodeScale)) {
@@ -248,21 +243,20 @@ func saveImportCalibrations(cmd *cobra.Command, g *globalOptions, name string, r
 			fmt.Fprintf(tw, "  %s\t%s\t%.4g\t%.4g (%+.0f%%)\t\n", r.Metric, r.Label, r.Measured, r.Predicted, (r.Predicted/r.Measured-1)*100)
 		}
 		tw.Flush()
-		path, cmp, err := a.SaveCalibration(p, ic.Machine, f.force)
-		fmt.Fprint(stderr, cmp.String())
-		if err != nil {
-			return err
+		fmt.Fprint(stderr, si.Comparison.String())
+		if si.Err == nil {
+			fmt.Fprintf(stderr, "headroom: saved %s\n", si.Path)
 		}
-		fmt.Fprintf(stderr, "headroom: saved %s\n", path)
 	}
-	if bs := a.CalibratedBands(); len(bs) > 0 {
+	if bs := a.CalibratedBands(); o.Saved() && len(bs) > 0 {
 		fmt.Fprint(stderr, "headroom: plans on a calibrated setup carry the error bands measured on setups calibrated on one run (held out by source):")
 		for _, b := range bs {
 			fmt.Fprintf(stderr, " %s ±%.0f%% (uncalibrated ±%.0f%%)", b.Metric.Title(), b.Calibrated, b.Fitted)
 		}
 		fmt.Fprintln(stderr)
 	}
-	return nil
+	// A setup not saved fails the command, after the others are saved.
+	return o.Err()
 }
 
 // importJSON is the --json output.
