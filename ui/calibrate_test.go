@@ -60,63 +60,54 @@ func TestCalibrateCancel(t *testing.T) {
 	}
 }
 
-func TestCalibrateEndpointErrors(t *testing.T) {
-	win, _ := newTestWindow(t)
-	s := win.Calibrate
-	s.target.SetSelected(targetEndpoint)
-	if s.url.Disabled() {
-		t.Fatal("the URL entry should be enabled for an endpoint")
-	}
-	test.Tap(s.run)
-	win.wait()
-	if !s.errLine.Visible() || !strings.Contains(s.errLine.Text, "URL") {
-		t.Errorf("no URL: error %q", s.errLine.Text)
-	}
-	test.Type(s.url, "http://refused:1")
-	test.Tap(s.run)
-	win.wait()
-	if !strings.Contains(s.errLine.Text, "connection refused") || s.step.Text != "Failed." {
-		t.Errorf("refused: error %q, step %q", s.errLine.Text, s.step.Text)
-	}
-	setText(s.url, "http://127.0.0.1:8000")
-	test.Tap(s.run)
-	win.wait()
-	if s.errLine.Visible() || !strings.HasPrefix(s.summary.Text, "Calibrated http://127.0.0.1:8000") {
-		t.Errorf("good endpoint: error %q, summary %q", s.errLine.Text, s.summary.Text)
-	}
-	s.target.SetSelected(targetHost)
-	if !s.url.Disabled() {
-		t.Error("the URL entry should be disabled for the host")
-	}
-}
-
-// A benchmark output: the file entry is enabled only for it, an empty
-// path and a missing file are errors, a file calibrates.
-func TestCalibrateImportScreen(t *testing.T) {
-	win, _ := newTestWindow(t)
-	s := win.Calibrate
-	if !s.file.Disabled() {
-		t.Fatal("the file entry should start disabled")
-	}
-	s.target.SetSelected(targetImport)
-	if s.file.Disabled() || !s.url.Disabled() {
-		t.Fatalf("import: file entry disabled %v, URL entry disabled %v", s.file.Disabled(), s.url.Disabled())
-	}
-	test.Tap(s.run)
-	win.wait()
-	if !s.errLine.Visible() || !strings.Contains(s.errLine.Text, "benchmark output") {
-		t.Errorf("no file: error %q", s.errLine.Text)
-	}
-	test.Type(s.file, "/tmp/missing.json")
-	test.Tap(s.run)
-	win.wait()
-	if !strings.Contains(s.errLine.Text, "no such file") || s.step.Text != "Failed." {
-		t.Errorf("missing file: error %q, step %q", s.errLine.Text, s.step.Text)
-	}
-	setText(s.file, "/tmp/bench.json")
-	test.Tap(s.run)
-	win.wait()
-	if s.errLine.Visible() || !strings.HasPrefix(s.summary.Text, "Calibrated /tmp/bench.json") {
-		t.Errorf("a file: error %q, summary %q", s.errLine.Text, s.summary.Text)
+// An endpoint or a benchmark output: only that target's entry is enabled,
+// an empty entry and an unreachable server or missing file are errors,
+// and a good one calibrates; back on the host, the entry is disabled.
+func TestCalibrateTargetErrors(t *testing.T) {
+	for _, tc := range []struct {
+		target              string
+		entry, other        func(*CalibrateScreen) *entry
+		emptyErr            string
+		bad, badErr         string
+		good, summaryPrefix string
+	}{
+		{targetEndpoint, func(s *CalibrateScreen) *entry { return s.url }, func(s *CalibrateScreen) *entry { return s.file }, "URL",
+			"http://refused:1", "connection refused", "http://127.0.0.1:8000", "Calibrated http://127.0.0.1:8000"},
+		{targetImport, func(s *CalibrateScreen) *entry { return s.file }, func(s *CalibrateScreen) *entry { return s.url }, "benchmark output",
+			"/tmp/missing.json", "no such file", "/tmp/bench.json", "Calibrated /tmp/bench.json"},
+	} {
+		t.Run(tc.target, func(t *testing.T) {
+			win, _ := newTestWindow(t)
+			s := win.Calibrate
+			e := tc.entry(s)
+			if !e.Disabled() {
+				t.Fatal("the entry should start disabled (host selected)")
+			}
+			s.target.SetSelected(tc.target)
+			if e.Disabled() || !tc.other(s).Disabled() {
+				t.Fatalf("entry disabled %v, the other target's entry disabled %v", e.Disabled(), tc.other(s).Disabled())
+			}
+			test.Tap(s.run)
+			win.wait()
+			if !s.errLine.Visible() || !strings.Contains(s.errLine.Text, tc.emptyErr) {
+				t.Errorf("empty: error %q", s.errLine.Text)
+			}
+			test.Type(e, tc.bad)
+			test.Tap(s.run)
+			win.wait()
+			if !strings.Contains(s.errLine.Text, tc.badErr) || s.step.Text != "Failed." {
+				t.Errorf("%s: error %q, step %q", tc.bad, s.errLine.Text, s.step.Text)
+			}
+			setText(e, tc.good)
+			test.Tap(s.run)
+			win.wait()
+			if s.errLine.Visible() || !strings.HasPrefix(s.summary.Text, tc.summaryPrefix) {
+				t.Errorf("%s: error %q, summary %q", tc.good, s.errLine.Text, s.summary.Text)
+			}
+			s.target.SetSelected(targetHost)
+			if !e.Disabled() {
+				t.Error("the entry should be disabled for the host")
+			}
+		})
 	}
 }
