@@ -11,17 +11,30 @@ import (
 	"github.com/headroom-planner/headroom/planner"
 )
 
+// importApp is an App on the embedded catalog that saves calibrations in
+// a directory of the test's own.
+func importApp(t *testing.T) *App {
+	t.Helper()
+	a, err := Open(Options{NoUserDirs: true, CalibrationDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// rtx3060Decode is a llama-bench tg128 row: Llama-3.1-8B Q4_K_M at
+// 40 tok/s on an RTX 3060.
+func rtx3060Decode() planner.Measurement {
+	return planner.Measurement{Hardware: "nvidia-rtx-3060-12gb", Devices: 1, Engine: "llama.cpp", Model: "meta-llama/Llama-3.1-8B-Instruct", Quant: "q4_k_m", KVType: "f16",
+		GenTokens: 128, Metric: planner.MetricTG, Value: 40, Scenario: planner.WorkloadSingle}
+}
+
 // One single-stream decode row calibrates a setup; saving applies it, so
 // the next prediction for that setup comes from the calibration. A row
 // faster than the named device's memory allows is refused, naming the
 // flags to check.
 func TestImportCalibrations(t *testing.T) {
-	a, err := Open(Options{NoUserDirs: true, CalibrationDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg := planner.Measurement{Hardware: "nvidia-rtx-3060-12gb", Devices: 1, Engine: "llama.cpp", Model: "meta-llama/Llama-3.1-8B-Instruct", Quant: "q4_k_m", KVType: "f16",
-		GenTokens: 128, Metric: planner.MetricTG, Value: 40, Scenario: planner.WorkloadSingle}
+	a, tg := importApp(t), rtx3060Decode()
 	before, err := planner.PredictMeasurement(a.Catalog(), tg, a.Catalog().Perf)
 	if err != nil {
 		t.Fatal(err)
@@ -104,12 +117,7 @@ func TestRowsOnThisMachine(t *testing.T) {
 // published setup comes near (an H100 decoding an 8B model at 1 tok/s)
 // is refused and reported, and the good one beside it is still saved.
 func TestCalibrateFromRows(t *testing.T) {
-	a, err := Open(Options{NoUserDirs: true, CalibrationDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	good := planner.Measurement{Hardware: "nvidia-rtx-3060-12gb", Devices: 1, Engine: "llama.cpp", Model: "meta-llama/Llama-3.1-8B-Instruct", Quant: "q4_k_m", KVType: "f16",
-		GenTokens: 128, Metric: planner.MetricTG, Value: 40, Scenario: planner.WorkloadSingle}
+	a, good := importApp(t), rtx3060Decode()
 	slow := good
 	slow.Hardware, slow.Value = "nvidia-h100-sxm5-80gb", 1
 	o, err := a.CalibrateFromRows(context.Background(), []planner.Measurement{good, slow}, "bench.md", false)
