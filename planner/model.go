@@ -93,8 +93,14 @@ type Model struct {
 	Tensors   []Tensor `toml:"-" json:"-"`
 	FileQuant string   `toml:"-" json:"file_quant,omitempty"`
 	FileBytes Bytes    `toml:"-" json:"file_weight_bytes,omitempty"`
-	Notes     string   `toml:"notes" json:"notes,omitempty"`
-	Source    string   `toml:"source" json:"source,omitempty"`
+	// CheckpointKV is the KV cache type the checkpoint was calibrated
+	// for and names (NVIDIA ModelOpt's kv_cache_quant_algo: "fp8"), set
+	// when the model was read from its files; "" when it names none.
+	// TensorRT-LLM caches in it whatever kv_cache_config says
+	// (trtllmSupported).
+	CheckpointKV string `toml:"-" json:"checkpoint_kv,omitempty"`
+	Notes        string `toml:"notes" json:"notes,omitempty"`
+	Source       string `toml:"source" json:"source,omitempty"`
 }
 
 // IsMoE reports whether the model routes tokens to experts.

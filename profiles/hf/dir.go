@@ -40,6 +40,18 @@ func ReadDir(dir string) (planner.Model, error) {
 	if err != nil {
 		return planner.Model{}, err
 	}
+	// NVIDIA ModelOpt exports state their format and KV cache type in
+	// hf_quant_config.json beside a config.json that may name neither
+	// (the Hub reader fetches the same file: profiles/hub resolve.go).
+	qpath := filepath.Join(dir, modelOptName)
+	switch data, err := readSmall(qpath, maxConfigSize); {
+	case err == nil:
+		if err := applyModelOpt(&m, data, qpath); err != nil {
+			return planner.Model{}, err
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return planner.Model{}, fmt.Errorf("read %s: %w", qpath, err)
+	}
 	w, err := readWeights(dir)
 	if err != nil {
 		return planner.Model{}, err

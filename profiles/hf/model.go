@@ -112,6 +112,13 @@ func (c config) model(id string) (planner.Model, error) {
 		m.NativeDType = native
 	}
 	m.Notes = c.Quantization.scheme(quant)
+	if c.Quantization != nil && strings.EqualFold(c.Quantization.QuantMethod, "modelopt") {
+		kv, err := checkpointKV(c.Quantization.KVCacheQuantAlgo)
+		if err != nil {
+			return planner.Model{}, fmt.Errorf("quantization_config: %w", err)
+		}
+		m.CheckpointKV = kv
+	}
 	m.Params, m.ActiveParams = estimateParams(c, m)
 	return m, nil
 }

@@ -72,10 +72,14 @@ type Parts struct {
 	WeightsSource string
 }
 
+// modelOptName is the file NVIDIA ModelOpt writes its quantization into.
+const modelOptName = "hf_quant_config.json"
+
 // modelOptConfig is hf_quant_config.json as NVIDIA ModelOpt writes it.
 type modelOptConfig struct {
 	Quantization struct {
-		QuantAlgo string `json:"quant_algo"`
+		QuantAlgo        string  `json:"quant_algo"`
+		KVCacheQuantAlgo *string `json:"kv_cache_quant_algo"`
 	} `json:"quantization"`
 }
 
@@ -114,11 +118,19 @@ func FromParts(p Parts, name string) (planner.Model, error) {
 }
 
 // applyModelOpt reads hf_quant_config.json; it only sets the format when
-// config.json left the checkpoint a plain float one.
+// config.json left the checkpoint a plain float one, and the KV cache type
+// (kv_cache_quant_algo) when config.json named none.
 func applyModelOpt(m *planner.Model, data []byte, name string) error {
 	var c modelOptConfig
 	if err := json.Unmarshal(data, &c); err != nil {
-		return fmt.Errorf("read hf_quant_config.json of %s: %w", name, jsonError(data, err))
+		return fmt.Errorf("read %s of %s: %w", modelOptName, name, jsonError(data, err))
+	}
+	if m.CheckpointKV == "" {
+		kv, err := checkpointKV(c.Quantization.KVCacheQuantAlgo)
+		if err != nil {
+			return fmt.Errorf("read %s of %s: %w", modelOptName, name, err)
+		}
+		m.CheckpointKV = kv
 	}
 	if c.Quantization.QuantAlgo == "" || isQuantized(m) {
 		return nil

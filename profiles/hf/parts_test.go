@@ -79,13 +79,21 @@ func TestFromPartsQuantConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []struct {
-		name, quantConfig string
-		quant, native     string
+		name, quantConfig     string
+		quant, native, kvType string
 	}{
 		// NVIDIA ModelOpt hf_quant_config.json as nvidia/*-FP4 repos ship it.
-		{"modelopt nvfp4", `{"producer": {"name": "modelopt", "version": "0.29.0"}, "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": null, "group_size": 16}}`, "nvfp4", "nvfp4"},
-		{"modelopt fp8", `{"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8"}}`, "fp8", "fp8"},
-		{"none", ``, "bf16", "bfloat16"},
+		{"modelopt nvfp4", `{"producer": {"name": "modelopt", "version": "0.29.0"}, "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": null, "group_size": 16}}`, "nvfp4", "nvfp4", ""},
+		{"modelopt fp8", `{"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8"}}`, "fp8", "fp8", ""},
+		// ModelOpt's own example of an FP8 export (modelopt/torch/export
+		// convert_hf_quant_config_format's docstring, version 0.19.0).
+		{"modelopt fp8 with fp8 kv", `{"producer": {"name": "modelopt", "version": "0.19.0"}, "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8", "exclude_modules": ["lm_head"]}}`, "fp8", "fp8", "fp8"},
+		// nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4's schema.
+		{"modelopt nvfp4 with fp8 kv", `{"producer": {"name": "modelopt", "version": "0.29.0"}, "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8", "group_size": 16, "exclude_modules": ["lm_head"]}}`, "nvfp4", "nvfp4", "fp8"},
+		// "none" is how some exports spell an unquantized cache
+		// (TensorRT-LLM reads it as none too).
+		{"kv none", `{"quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "none"}}`, "nvfp4", "nvfp4", ""},
+		{"none", ``, "bf16", "bfloat16", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -93,10 +101,16 @@ func TestFromPartsQuantConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if m.FileQuant != c.quant || m.NativeDType != c.native {
-				t.Errorf("quant %q native %q, want %q %q", m.FileQuant, m.NativeDType, c.quant, c.native)
+			if m.FileQuant != c.quant || m.NativeDType != c.native || m.CheckpointKV != c.kvType {
+				t.Errorf("quant %q native %q KV %q, want %q %q %q", m.FileQuant, m.NativeDType, m.CheckpointKV, c.quant, c.native, c.kvType)
 			}
 		})
+	}
+	// Newer ModelOpt exports put the same fields in config.json's
+	// quantization_config (quant_method "modelopt").
+	inline := strings.Replace(string(cfg), "{", `{"quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8"},`, 1)
+	if m, err := FromParts(Parts{Config: []byte(inline)}, "x/config.json"); err != nil || m.FileQuant != "fp8" || m.CheckpointKV != "fp8" {
+		t.Errorf("config.json's modelopt quantization_config: quant %q KV %q, %v", m.FileQuant, m.CheckpointKV, err)
 	}
 	if _, err := FromParts(Parts{Config: cfg, QuantConfig: []byte(`{`)}, "x/config.json"); err == nil {
 		t.Error("a broken hf_quant_config.json was accepted")
@@ -105,4 +119,43 @@ func TestFromPartsQuantConfig(t *testing.T) {
 	if _, err := FromParts(Parts{Config: cfg, Tensors: dup}, "x/config.json"); err == nil {
 		t.Error("a tensor in two shards was accepted")
 	}
+}
+
+func TestCheckpointKVRefusesOddNames(t *testing.T) {
+	cfg, err := os.ReadFile(filepath.Join("testdata", "llama-3.1-8b", "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, algo := range []string{`"FP8; rm -rf /"`, `"` + strings.Repeat("a", 33) + `"`, `"fp8\u001b[2J"`} {
+		_, err := FromParts(Parts{Config: cfg, QuantConfig: []byte(`{"quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": ` + algo + `}}`)}, "x/config.json")
+		if err == nil || !strings.Contains(err.Error(), "hf_quant_config.json") || !strings.Contains(err.Error(), "kv_cache_quant_algo") || strings.ContainsRune(err.Error(), 0x1b) {
+			t.Errorf("kv_cache_quant_algo %s: %v, want an error naming the file and field, without control characters", algo, err)
+		}
+	}
+}
+
+// FuzzModelOptConfig: hf_quant_config.json from a repository or a
+// directory never panics; an error names the file; a KV type read is a
+// short lower-case name.
+func FuzzModelOptConfig(f *testing.F) {
+	cfg, err := os.ReadFile(filepath.Join("testdata", "llama-3.1-8b", "config.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(`{"producer": {"name": "modelopt", "version": "0.19.0"}, "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8", "exclude_modules": ["lm_head"]}}`))
+	f.Add([]byte(`{"producer": {"name": "modelopt", "version": "0.29.0"}, "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": null, "group_size": 16}}`))
+	f.Add([]byte(`{"quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "none"}}`))
+	f.Add([]byte(`{"quantization": {"kv_cache_quant_algo": "FP8"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := FromParts(Parts{Config: cfg, QuantConfig: data}, "fuzz/config.json")
+		if err != nil {
+			if !strings.Contains(err.Error(), "hf_quant_config.json") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if k := m.CheckpointKV; len(k) > 32 || strings.TrimLeft(k, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+			t.Fatalf("KV type %q", k)
+		}
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/headroom-planner/headroom/internal/textsafe"
 )
 
 // quantConfig is a config.json quantization_config.
@@ -17,6 +19,9 @@ type quantConfig struct {
 	LoadIn4bit   bool               `json:"load_in_4bit"` // bitsandbytes
 	LoadIn8bit   bool               `json:"load_in_8bit"`
 	QuantAlgo    string             `json:"quant_algo"` // NVIDIA modelopt
+	// KVCacheQuantAlgo is the KV cache type a ModelOpt checkpoint was
+	// calibrated for ("FP8"; null or "none" for none).
+	KVCacheQuantAlgo *string `json:"kv_cache_quant_algo"`
 	// WeightBlockSize is set by block-wise FP8 checkpoints (DeepSeek-V3,
 	// Qwen3-*-FP8: [128, 128]); absent for per-tensor or per-channel FP8.
 	WeightBlockSize []int `json:"weight_block_size"`
@@ -139,4 +144,25 @@ func dtypeQuant(dtype string) string {
 		return "f32"
 	}
 	return ""
+}
+
+// checkpointKV is the KV cache type a ModelOpt checkpoint names
+// (kv_cache_quant_algo, lower-cased: "fp8", "nvfp4"), or "" when it names
+// none. ModelOpt writes JSON null or the string "none" for an unquantized
+// cache (TensorRT-LLM's llmapi/llm_utils.py reads both as none). A value
+// that is not a short name of letters, digits and underscores is an
+// error: it is printed in plans.
+func checkpointKV(algo *string) (string, error) {
+	if algo == nil {
+		return "", nil
+	}
+	a := strings.ToLower(strings.TrimSpace(*algo))
+	switch a {
+	case "", "none", "null":
+		return "", nil
+	}
+	if len(a) > 32 || strings.TrimLeft(a, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+		return "", fmt.Errorf("kv_cache_quant_algo %q is not a KV cache type's name", textsafe.Printable(*algo, 40))
+	}
+	return a, nil
 }

@@ -352,3 +352,35 @@ func FuzzSafetensorsHeader(f *testing.F) {
 		}
 	})
 }
+
+// A local ModelOpt export states its format and KV cache type in
+// hf_quant_config.json beside a config.json that names neither, as the
+// Hub reader reads it.
+func TestReadDirModelOpt(t *testing.T) {
+	dir := tinyDir(t)
+	ts := append([]stTensor{{"model.embed_tokens.weight", "BF16", []int64{100, 64}}}, tinyTensors("F8_E4M3", 0, 1)...)
+	ts = append(ts, stTensor{"model.norm.weight", "BF16", []int64{64}}, stTensor{"lm_head.weight", "BF16", []int64{100, 64}})
+	writeFile(t, filepath.Join(dir, "model.safetensors"), stBytes(t, ts))
+	q := filepath.Join(dir, "hf_quant_config.json")
+	writeFile(t, q, []byte(`{"producer": {"name": "modelopt", "version": "0.19.0"}, "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8", "exclude_modules": ["lm_head"]}}`))
+	m, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.FileQuant != "fp8" || m.NativeDType != "fp8" || m.CheckpointKV != "fp8" {
+		t.Errorf("quant %q native %q KV %q, want fp8, fp8, fp8", m.FileQuant, m.NativeDType, m.CheckpointKV)
+	}
+	writeFile(t, q, []byte(`{"quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": 8}}`))
+	if _, err := ReadDir(dir); err == nil || !strings.Contains(err.Error(), "hf_quant_config.json") {
+		t.Errorf("a kv_cache_quant_algo that is a number: %v, want an error naming hf_quant_config.json", err)
+	}
+	if err := os.Remove(q); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(q, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadDir(dir); err == nil || !strings.Contains(err.Error(), "hf_quant_config.json") {
+		t.Errorf("hf_quant_config.json a directory: %v, want an error naming it", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,7 @@ func TestResolveReadsHeadersOnly(t *testing.T) {
 		{"gguf quant is case-insensitive", "hf.co/unsloth/Qwen3-32B-GGUF:q4_k_m", "", "q4_k_m", e.Qwen3Q4KM, 1, 64, hub.KindHubGGUF},
 		{"unsloth dynamic quant", "hf.co/unsloth/Qwen3-32B-GGUF:UD-Q4_K_XL", "", "q4_k_xl", e.Qwen3Q4KM, 1, 64, hub.KindHubGGUF},
 		{"split gguf with -q", "unsloth/Qwen3-32B-GGUF", "q8_0", "q8_0", e.Qwen3Q8Split, 2, 64, hub.KindHubGGUF},
+		{"modelopt fp8 export", hubtest.ModelOptFP8ID, "", "fp8", e.ModelOptFP8, 4, 32, hub.KindHub},
 		{"ollama tag", "ollama:qwen3:32b", "", "q4_k_m", e.Qwen3Q4KM, 1, 64, hub.KindOllama},
 		{"bare ollama tag", "qwen3:32b", "", "q4_k_m", e.Qwen3Q4KM, 1, 64, hub.KindOllama},
 	}
@@ -88,6 +90,27 @@ func TestResolveReadsHeadersOnly(t *testing.T) {
 				t.Errorf("BytesRead %d, FromCache %v; the servers sent %d", res.BytesRead, res.FromCache, got.Sent)
 			}
 		})
+	}
+}
+
+// NVIDIA's ModelOpt export states its format and KV cache type in
+// hf_quant_config.json only: the resolution reads both, which TensorRT-LLM
+// plans then follow (planner's TestCheckpointKVTypeBindsTensorRTLLM).
+func TestModelOptCheckpointKV(t *testing.T) {
+	s, _ := fakeHub(t)
+	res, err := hub.Resolve(context.Background(), hubtest.ModelOptFP8ID, "", options(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Quant != "fp8" || res.Model.NativeDType != "fp8" || res.Model.CheckpointKV != "fp8" {
+		t.Errorf("quant %q native %q KV %q, want fp8 fp8 fp8", res.Quant, res.Model.NativeDType, res.Model.CheckpointKV)
+	}
+	if !slices.Contains(res.Files, "hf_quant_config.json") {
+		t.Errorf("files %v do not list hf_quant_config.json", res.Files)
+	}
+	// Llama-3.1-8B in FP8 with BF16 embeddings and head: about 9.1 GB.
+	if b := float64(res.WeightBytes) / 1e9; b < 8.9 || b > 9.3 {
+		t.Errorf("weights %.2f GB, want about 9.1", b)
 	}
 }
 

@@ -267,13 +267,15 @@ type Expected struct {
 	QwenAWQ      int64 // Qwen/Qwen2.5-72B-Instruct-AWQ, all shards
 	Qwen3Q4KM    int64 // unsloth/Qwen3-32B-GGUF Q4_K_M and ollama qwen3:32b
 	Qwen3Q8Split int64 // unsloth/Qwen3-32B-GGUF Q8_0, two shards
+	ModelOptFP8  int64 // nvidia/Llama-3.1-8B-Instruct-FP8, two shards
 }
 
 // Standard fills the servers with the must-show models:
 // Qwen/Qwen2.5-72B-Instruct-AWQ; unsloth/Qwen3-32B-GGUF with a Q4_K_M
 // file, a UD-Q4_K_XL file and a Q8_0 model split in two; the Ollama tag
-// qwen3:32b (the same Q4_K_M GGUF); and the gated meta-llama/Llama-3.1-8B,
-// whose licence the token GatedToken has accepted.
+// qwen3:32b (the same Q4_K_M GGUF); the gated meta-llama/Llama-3.1-8B,
+// whose licence the token GatedToken has accepted; and NVIDIA's ModelOpt
+// FP8 export of Llama-3.1-8B-Instruct (ModelOptFP8).
 func (s *Server) Standard() (Expected, error) {
 	var e Expected
 	awq, total, err := QwenAWQ()
@@ -312,6 +314,12 @@ func (s *Server) Standard() (Expected, error) {
 		Files: map[string]File{"Qwen3-32B-abliterated-Q4_K_M.gguf": q4[0]}})
 	s.AddRepo(&Repo{ID: "bartowski/Qwen_Qwen3-32B-GGUF", SHA: "2222222222222222222222222222222222222222", Downloads: 100,
 		Files: map[string]File{"Qwen_Qwen3-32B-Q6_K.gguf": q4[0]}})
+	mo, mototal, err := ModelOptFP8()
+	if err != nil {
+		return e, err
+	}
+	e.ModelOptFP8 = mototal
+	s.AddRepo(mo)
 	llama, err := Fixture("meta-llama/Llama-3.1-8B", "config.json")
 	if err != nil {
 		return e, err
@@ -327,3 +335,57 @@ const GatedToken = "hf_fakeAcceptedToken0123456789"
 
 // Qwen3Digest is the model layer of the fake qwen3:32b manifest.
 const Qwen3Digest = "sha256:3291abe70f16ee9682de7bfae08db5373ea9d6497e614aaad63340ad421d6312"
+
+// ModelOptFP8ID is the fake Hub's NVIDIA ModelOpt FP8 export.
+const ModelOptFP8ID = "nvidia/Llama-3.1-8B-Instruct-FP8"
+
+// ModelOptFP8 is nvidia/Llama-3.1-8B-Instruct-FP8 as ModelOpt exports it
+// (fixtures/README.md): Llama-3.1-8B's config.json, which names no
+// quantization, an hf_quant_config.json naming FP8 weights and an FP8 KV
+// cache, and two shards whose linear layers are F8_E4M3 with an F32
+// weight_scale and input_scale each, the KV scales (k_proj.k_scale,
+// v_proj.v_scale) in F32, and the embeddings, norms and the excluded
+// lm_head in BF16. It returns the repository and its tensors' bytes.
+func ModelOptFP8() (*Repo, int64, error) {
+	cfg, err := Fixture("meta-llama/Llama-3.1-8B", "config.json")
+	if err != nil {
+		return nil, 0, err
+	}
+	quant, err := Fixture(ModelOptFP8ID, "hf_quant_config.json")
+	if err != nil {
+		return nil, 0, err
+	}
+	const d, ffn, kv, vocab, layers = 4096, 14336, 1024, 128256, 32
+	scalar := func(name string) Tensor { return Tensor{name, "F32", []int64{}} }
+	linear := func(name string, in, out int64) []Tensor {
+		return []Tensor{{name + ".weight", "F8_E4M3", []int64{out, in}}, scalar(name + ".weight_scale"), scalar(name + ".input_scale")}
+	}
+	ts := []Tensor{{"model.embed_tokens.weight", "BF16", []int64{vocab, d}}}
+	for i := 0; i < layers; i++ {
+		p := "model.layers." + strconv.Itoa(i) + "."
+		ts = append(ts, linear(p+"self_attn.q_proj", d, d)...)
+		ts = append(ts, linear(p+"self_attn.k_proj", d, kv)...)
+		ts = append(ts, linear(p+"self_attn.v_proj", d, kv)...)
+		ts = append(ts, scalar(p+"self_attn.k_proj.k_scale"), scalar(p+"self_attn.v_proj.v_scale"))
+		ts = append(ts, linear(p+"self_attn.o_proj", d, d)...)
+		ts = append(ts, linear(p+"mlp.gate_proj", d, ffn)...)
+		ts = append(ts, linear(p+"mlp.up_proj", d, ffn)...)
+		ts = append(ts, linear(p+"mlp.down_proj", ffn, d)...)
+		ts = append(ts, Tensor{p + "input_layernorm.weight", "BF16", []int64{d}},
+			Tensor{p + "post_attention_layernorm.weight", "BF16", []int64{d}})
+	}
+	ts = append(ts, Tensor{"model.norm.weight", "BF16", []int64{d}}, Tensor{"lm_head.weight", "BF16", []int64{vocab, d}})
+	repo := &Repo{ID: ModelOptFP8ID, SHA: "4a7d2a5b2f4f4c0e9b1d8f3a6c5e7b9d0a1c2e3f", Files: map[string]File{
+		"config.json":          {Head: cfg, Size: int64(len(cfg))},
+		"hf_quant_config.json": {Head: quant, Size: int64(len(quant))},
+		"README.md":            {Head: []byte("# Llama-3.1-8B-Instruct-FP8\n"), Size: 28},
+	}}
+	files, total, err := shard(repo, ts, 2)
+	if err != nil {
+		return nil, 0, err
+	}
+	for n, f := range files {
+		repo.Files[n] = f
+	}
+	return repo, total, nil
+}
