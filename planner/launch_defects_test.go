@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -575,5 +576,78 @@ func TestTGIReleaseLacksKVDtype(t *testing.T) {
 	}
 	if l, err := planner.LaunchFor(cand, planner.LaunchOptions{Release: "2.4.1"}); err != nil || flagValue(t, l.Argv, "--kv-cache-dtype") != "fp8_e4m3fn" {
 		t.Errorf("TGI 2.4.1 with fp8 KV: %v", err)
+	}
+}
+
+// A ModelOpt checkpoint that names its KV cache type (hf_quant_config.json
+// kv_cache_quant_algo, read into Model.CheckpointKV): TensorRT-LLM caches
+// in it whatever kv_cache_config says, so its plans have only that KV
+// type and say why the 16-bit one is gone; vLLM, whose auto is the model
+// dtype at the releases Headroom knows, keeps both. Read from the
+// checkpoint, a format with no KV type named carries no hedging note.
+func TestCheckpointKVTypeBindsTensorRTLLM(t *testing.T) {
+	c := catalog(t)
+	m, h := modelOn(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-h100-sxm5-80gb")
+	q, err := c.FindQuant("fp8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.FileQuant, m.NativeDType = "fp8", "fp8"
+	plan := func(m planner.Model) planner.PlanResult {
+		return planner.Plan(planner.PlanRequest{Catalog: c, Hardware: h, Devices: 1, Model: m, Quants: []string{q.ID},
+			Engines: []planner.EngineID{planner.TRTLLM, planner.VLLM}, Workload: planner.Workload{Prompt: 1024, Gen: 256, Concurrency: 64}})
+	}
+	kvOf := func(res planner.PlanResult) map[planner.EngineID][]string {
+		out := map[planner.EngineID][]string{}
+		for _, x := range res.Ranked {
+			if !slices.Contains(out[x.Engine], x.KVType) {
+				out[x.Engine] = append(out[x.Engine], x.KVType)
+			}
+		}
+		return out
+	}
+	named := m
+	named.CheckpointKV = "fp8"
+	res := plan(named)
+	got := kvOf(res)
+	if !slices.Equal(got[planner.TRTLLM], []string{"fp8"}) {
+		t.Errorf("TensorRT-LLM plans KV %v of a checkpoint naming FP8, want only fp8", got[planner.TRTLLM])
+	}
+	if !slices.Contains(got[planner.VLLM], "f16") && !slices.Contains(got[planner.VLLM], "bf16") {
+		t.Errorf("vLLM lost its 16-bit KV plans: %v", got[planner.VLLM])
+	}
+	why := ""
+	for _, d := range res.Dropped {
+		if d.Engine == planner.TRTLLM && strings.Contains(d.Why, "kv_cache_quant_algo") {
+			why = d.Why
+		}
+	}
+	if !strings.Contains(why, "FP8") || !strings.Contains(why, "hf_quant_config.json") {
+		t.Errorf("no dropped TensorRT-LLM row says the checkpoint's KV type binds: %q", why)
+	}
+	s := planner.Scenario{Hardware: h, Devices: 1, Model: named, Quant: q, Concurrency: 1}
+	s.Engine, _ = c.FindEngine(string(planner.TRTLLM))
+	s.KV, _ = c.FindKVType("f16")
+	if err := planner.Supported(s); err == nil || !strings.Contains(err.Error(), "kv_cache_quant_algo") {
+		t.Errorf("Supported of a 16-bit KV: %v", err)
+	}
+	// Read from its files and naming no KV type: both KV types, and the
+	// 16-bit one's launch carries no "if the checkpoint names FP8" note.
+	res = plan(m)
+	if got := kvOf(res)[planner.TRTLLM]; !slices.Contains(got, "f16") && !slices.Contains(got, "bf16") {
+		t.Fatalf("TensorRT-LLM of a checkpoint naming no KV type: KV %v, want a 16-bit one too", got)
+	}
+	for _, x := range res.Ranked {
+		if x.Engine != planner.TRTLLM || x.KVType == "fp8" {
+			continue
+		}
+		l, err := planner.LaunchFor(x, planner.LaunchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Join(l.Notes, "\n"); strings.Contains(n, "kv_cache_qformat") {
+			t.Errorf("a checkpoint read from its files carries the hedging note: %q", n)
+		}
+		break
 	}
 }

@@ -1,6 +1,9 @@
 package planner
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // TensorRT-LLM's rules: trtllm-serve's options (tensorrt_llm/commands/serve.py,
 // click options) at the tags named (NVIDIA/TensorRT-LLM). The KV-cache
@@ -35,6 +38,16 @@ func trtllmSupported(s Scenario, b Backend) *UnsupportedError {
 		// "NotImplementedError: WFP4A16 MoE is unsupported on SM80"
 		// (GPUStack performance-lab, gpt-oss-20b on A100, v1.2.0rc1).
 		return refuse(s, ReasonComputeCapability, "TensorRT-LLM runs MXFP4 experts on Hopper and Blackwell only (WFP4A16 MoE is unsupported below SM90); %s is %s", s.Hardware.Name, capabilityText(s.Hardware))
+	}
+	if k := s.Model.CheckpointKV; k != "" && s.KV.ID != k {
+		// tensorrt_llm/llmapi/llm_utils.py
+		// ModelLoader._update_from_hf_quant_config (the v1.0-era code and
+		// main of 2026 alike): hf_quant_config.json's kv_cache_quant_algo
+		// becomes the engine's KV cache type; a different one asked for
+		// is an error ("conflicting with kv_cache_quant_algo=… from HF
+		// quant config"), and kv_cache_config.dtype names only fp8 or
+		// nvfp4, so no setting gives such a checkpoint a 16-bit cache.
+		return refuse(s, ReasonKVType, "TensorRT-LLM caches this checkpoint's KV in %s, the type its hf_quant_config.json names (kv_cache_quant_algo), not %s", strings.ToUpper(k), s.KV.ID)
 	}
 	if s.KV.ID == "fp8" && !s.Hardware.SupportsNative(FP8) {
 		// TensorRT-LLM support matrix: Ampere runs FP32/FP16/BF16/INT8/INT4,
@@ -101,8 +114,12 @@ const trtllmStreamNoteUsers = 64
 // checkpoints). A 16-bit-KV plan of those formats then holds only for a
 // checkpoint without one: the server would cache twice the tokens the
 // plan counts, so its fp8-KV row is the one to read.
+//
+// A model read from its checkpoint (FileQuant set) has said which KV type
+// it names, if any (Model.CheckpointKV, which trtllmSupported enforces), so
+// the note is only for a catalog model planned in one of those formats.
 func trtllmKVNotes(s Scenario) []string {
-	if s.KV.ID == "fp8" || (s.Quant.Family != FamilyFP8 && s.Quant.Family != FamilyNVFP4) {
+	if s.KV.ID == "fp8" || (s.Quant.Family != FamilyFP8 && s.Quant.Family != FamilyNVFP4) || s.Model.FileQuant != "" {
 		return nil
 	}
 	return []string{fmt.Sprintf("TensorRT-LLM caches KV in the type the checkpoint names: NVIDIA's ModelOpt %s checkpoints (nvidia/…) name FP8 (ModelOpt exports with --kv_cache_qformat fp8 by default), so with one of them the server runs this plan's fp8-KV variant, with twice the KV tokens; this %s-KV plan holds for a checkpoint whose hf_quant_config.json names no KV format", s.Quant.Name, s.KV.ID)}

@@ -174,3 +174,23 @@ func TestModelSearchFilters(t *testing.T) {
 		}
 	}
 }
+
+// A checkpoint read from its files that names its KV cache type says so
+// beside its format.
+func TestPickerShowsCheckpointKV(t *testing.T) {
+	win, svc := newTestWindow(t)
+	p := win.CanRun.picker
+	m := model(t, svc, "Llama-3.1-8B")
+	m.FileQuant, m.CheckpointKV = "fp8", "fp8"
+	p.model = m
+	p.showCurrent()
+	if !strings.Contains(p.current.Text, "file, fp8, KV cache fp8 (the checkpoint's)") {
+		t.Errorf("label %q", p.current.Text)
+	}
+	m.CheckpointKV = ""
+	p.model = m
+	p.showCurrent()
+	if strings.Contains(p.current.Text, "KV cache") {
+		t.Errorf("a checkpoint naming no KV type: label %q", p.current.Text)
+	}
+}

@@ -243,6 +243,9 @@ func (p *modelPicker) showCurrent() {
 	text := modelLabel(m)
 	if m.FileQuant != "" {
 		text += "  ·  file, " + m.FileQuant
+		if m.CheckpointKV != "" {
+			text += ", KV cache " + m.CheckpointKV + " (the checkpoint's)"
+		}
 	}
 	p.current.SetText(text)
 	p.current.TextStyle = fyne.TextStyle{Bold: true}
