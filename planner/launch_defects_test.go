@@ -631,6 +631,20 @@ func TestCheckpointKVTypeBindsTensorRTLLM(t *testing.T) {
 	if err := planner.Supported(s); err == nil || !strings.Contains(err.Error(), "kv_cache_quant_algo") {
 		t.Errorf("Supported of a 16-bit KV: %v", err)
 	}
+	// vLLM's 16-bit-KV launch says what builds past 0.11 do with it; its
+	// fp8-KV launch says nothing of it.
+	for _, x := range res.Ranked {
+		if x.Engine != planner.VLLM {
+			continue
+		}
+		l, err := planner.LaunchFor(x, planner.LaunchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(strings.Join(l.Notes, "\n"), "PR #29980"); got != (x.KVType != "fp8") {
+			t.Errorf("vLLM %s KV: note of PR #29980 %v: %q", x.KVType, got, l.Notes)
+		}
+	}
 	// Read from its files and naming no KV type: both KV types, and the
 	// 16-bit one's launch carries no "if the checkpoint names FP8" note.
 	res = plan(m)

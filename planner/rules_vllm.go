@@ -1,6 +1,9 @@
 package planner
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // vLLM's rules. Flags: vllm/engine/arg_utils.py (EngineArgs.add_cli_args;
 // each dataclass field becomes --field-name) and the quantization choices
@@ -211,7 +214,22 @@ func (vllmRules) command(in *launchIn, l *Launch) (server, []string, error) {
 	if in.b == CPU {
 		l.Env, notes = vllmCPUEnv(in.c)
 	}
-	return vllmArgs(*in), notes, nil
+	return vllmArgs(*in), append(notes, vllmCheckpointKVNotes(in.s)...), nil
+}
+
+// vllmCheckpointKVNotes: up to 0.11, the newest release these rules
+// cover, vLLM's --kv-cache-dtype auto is the model dtype and a ModelOpt
+// checkpoint's KV scales are used only with fp8 asked; vLLM PR #29980
+// (merged December 2025) makes auto follow hf_quant_config.json's
+// kv_cache_quant_algo, so on a build with it a 16-bit-KV plan of such a
+// checkpoint runs with an FP8 cache instead.
+func vllmCheckpointKVNotes(s Scenario) []string {
+	k := s.Model.CheckpointKV
+	if k == "" || s.KV.ID == k {
+		return nil
+	}
+	return []string{fmt.Sprintf("this checkpoint names a %s KV cache (hf_quant_config.json kv_cache_quant_algo): vLLM up to 0.11 caches in the model dtype under --kv-cache-dtype auto, as this %s-KV plan counts; vLLM builds with PR #29980 (merged December 2025) follow the checkpoint and cache %s, twice the KV tokens, so on those the plan's %s-KV row is the one to read",
+		strings.ToUpper(k), s.KV.ID, strings.ToUpper(k), k)}
 }
 
 // vllmPaged is vLLM's plan of a device: --gpu-memory-utilization of it
