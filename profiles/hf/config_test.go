@@ -267,6 +267,8 @@ func FuzzReadConfig(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte("{" + base + `, "num_experts": 4, "num_experts_per_tok": 2, "first_k_dense_replace": 40, "kv_lora_rank": 8}`))
+	f.Add([]byte("{" + base + `, "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4", "kv_cache_scheme": {"num_bits": 8, "type": "float"}}}`))
+	f.Add([]byte("{" + base + `, "quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseConfig(data, "fuzz/config.json")
 		if err != nil {
@@ -280,6 +282,9 @@ func FuzzReadConfig(f *testing.F) {
 		}
 		if m.SlidingLayers < 0 || m.SlidingLayers > max(m.Layers, maxLayers) {
 			t.Fatalf("sliding layers %d of %d", m.SlidingLayers, m.Layers)
+		}
+		if k := m.CheckpointKV; len(k) > 32 || strings.TrimLeft(k, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+			t.Fatalf("KV type %q", k)
 		}
 	})
 }

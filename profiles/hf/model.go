@@ -113,7 +113,7 @@ func (c config) model(id string) (planner.Model, error) {
 	}
 	m.Notes = c.Quantization.scheme(quant)
 	if c.Quantization != nil && strings.EqualFold(c.Quantization.QuantMethod, "modelopt") {
-		kv, err := checkpointKV(c.Quantization.KVCacheQuantAlgo)
+		kv, err := c.Quantization.modelOptKV()
 		if err != nil {
 			return planner.Model{}, fmt.Errorf("quantization_config: %w", err)
 		}

@@ -112,6 +112,16 @@ func TestFromPartsQuantConfig(t *testing.T) {
 	if m, err := FromParts(Parts{Config: []byte(inline)}, "x/config.json"); err != nil || m.FileQuant != "fp8" || m.CheckpointKV != "fp8" {
 		t.Errorf("config.json's modelopt quantization_config: quant %q KV %q, %v", m.FileQuant, m.CheckpointKV, err)
 	}
+	// and, converted to llm-compressor's form, as kv_cache_scheme
+	// (lukealonso/MiniMax-M2.5-NVFP4's config.json, hf-mem PR #46).
+	scheme := strings.Replace(string(cfg), "{", `{"quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4", "kv_cache_scheme": {"dynamic": false, "num_bits": 8, "type": "float"}},`, 1)
+	if m, err := FromParts(Parts{Config: []byte(scheme)}, "x/config.json"); err != nil || m.FileQuant != "nvfp4" || m.CheckpointKV != "fp8" {
+		t.Errorf("config.json's modelopt kv_cache_scheme: quant %q KV %q, %v", m.FileQuant, m.CheckpointKV, err)
+	}
+	odd := strings.Replace(string(cfg), "{", `{"quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_scheme": {"num_bits": 4, "type": "int"}},`, 1)
+	if _, err := FromParts(Parts{Config: []byte(odd)}, "x/config.json"); err == nil || !strings.Contains(err.Error(), "kv_cache_scheme") {
+		t.Errorf("a 4-bit int kv_cache_scheme: %v, want an error naming it", err)
+	}
 	if _, err := FromParts(Parts{Config: cfg, QuantConfig: []byte(`{`)}, "x/config.json"); err == nil {
 		t.Error("a broken hf_quant_config.json was accepted")
 	}

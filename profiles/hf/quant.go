@@ -22,6 +22,10 @@ type quantConfig struct {
 	// KVCacheQuantAlgo is the KV cache type a ModelOpt checkpoint was
 	// calibrated for ("FP8"; null or "none" for none).
 	KVCacheQuantAlgo *string `json:"kv_cache_quant_algo"`
+	// KVCacheScheme is the same in llm-compressor's form, which ModelOpt
+	// writes into config.json since it converts its config to that
+	// format (convert_hf_quant_config_format): 8-bit float is FP8.
+	KVCacheScheme *ctArgs `json:"kv_cache_scheme"`
 	// WeightBlockSize is set by block-wise FP8 checkpoints (DeepSeek-V3,
 	// Qwen3-*-FP8: [128, 128]); absent for per-tensor or per-channel FP8.
 	WeightBlockSize []int `json:"weight_block_size"`
@@ -144,6 +148,22 @@ func dtypeQuant(dtype string) string {
 		return "f32"
 	}
 	return ""
+}
+
+// modelOptKV is the KV cache type a ModelOpt quantization_config names,
+// as kv_cache_quant_algo or as kv_cache_scheme (8-bit float: fp8; another
+// scheme is an error rather than a guess).
+func (q *quantConfig) modelOptKV() (string, error) {
+	if q.KVCacheQuantAlgo != nil {
+		return checkpointKV(q.KVCacheQuantAlgo)
+	}
+	if k := q.KVCacheScheme; k != nil {
+		if k.NumBits == 8 && strings.EqualFold(k.Type, "float") {
+			return "fp8", nil
+		}
+		return "", fmt.Errorf("kv_cache_scheme of %d-bit %q is not a KV cache type Headroom sizes", k.NumBits, textsafe.Printable(k.Type, 20))
+	}
+	return "", nil
 }
 
 // checkpointKV is the KV cache type a ModelOpt checkpoint names
