@@ -120,6 +120,7 @@ func (a *App) Refit(ms Measurements, opt RefitOptions) Refitted {
 	// by source: a new user's benchmark is a source Headroom never saw.
 	r.Perf.ErrorBand = planner.ErrorBands(r.InSample, lo)
 	r.Perf.CalibratedErrorBand = planner.CalibratedErrorBands(r.InSample, lo.Calibrated, r.Perf.ErrorBand)
+	r.Perf.ScenarioErrorBand = planner.ScenarioErrorBands(r.InSample, lo)
 	r.Perf.Fitted += "; leave-one-hardware-out: " + cvText(x) + "; leave-one-source-out: " + cvText(lo)
 	return r
 }

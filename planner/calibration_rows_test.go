@@ -153,6 +153,7 @@ func TestPlanCalibratedErrorBand(t *testing.T) {
 	p := *c.Perf
 	p.ErrorBand = map[string]float64{"tpot_ms": 35.9, "ttft_ms": 33.5, "pp_tps": 19}
 	p.CalibratedErrorBand = map[string]float64{"tpot_ms": 20.9, "ttft_ms": 30.7}
+	p.ScenarioErrorBand = nil // TestPlanScenarioErrorBand has them with a calibration
 	p.Calibrations = map[string]planner.Calibrated{"nvidia-rtx-4090/llama.cpp/cuda": {DecodeScale: 0.8}}
 	cc.Perf = &p
 	m, _ := c.FindModel("meta-llama/Llama-3.1-8B-Instruct")
@@ -281,5 +282,87 @@ func TestMetricTitles(t *testing.T) {
 	}
 	if got := planner.Metric("joules").Title(); got != "joules" {
 		t.Errorf("an unknown metric: %q", got)
+	}
+}
+
+// A plan's error band is its workload kind's where the profile has one
+// (ScenarioErrorBand): a rate plan's TPOT far wider than a closed loop's,
+// a single stream's TPOT its decode band, a kind without a band the
+// overall one; a calibrated setup takes its calibrated band only where
+// that is the smaller.
+func TestPlanScenarioErrorBand(t *testing.T) {
+	c := catalog(t)
+	cc := *c
+	p := *c.Perf
+	p.ErrorBand = map[string]float64{"tpot_ms": 35.9, "ttft_ms": 33.5, "tg_tps": 14.6, "pp_tps": 19}
+	p.ScenarioErrorBand = map[string]map[string]float64{
+		"closed": {"tpot_ms": 12, "ttft_ms": 32.4, "tg_tps": 17.1},
+		"rate":   {"tpot_ms": 95.8, "ttft_ms": 37.6},
+		"single": {"tg_tps": 14.2, "pp_tps": 19.2},
+	}
+	p.CalibratedErrorBand = map[string]float64{"tpot_ms": 20.7, "tg_tps": 12.8}
+	p.Calibrations = nil
+	cc.Perf = &p
+	m, h := modelOn(t, c, "meta-llama/Llama-3.1-8B-Instruct", "nvidia-h100-sxm5-80gb")
+	plan := func(cc *planner.Catalog, w planner.Workload) planner.PlanResult {
+		return planner.Plan(planner.PlanRequest{Catalog: cc, Hardware: h, Devices: 1, Model: m, Engines: []planner.EngineID{planner.VLLM}, Workload: w})
+	}
+	for _, tc := range []struct {
+		name string
+		w    planner.Workload
+		kind planner.WorkloadKind
+		want map[string]float64
+	}{
+		{"closed loop", planner.Workload{Prompt: 512, Gen: 128, Concurrency: 16}, planner.WorkloadClosed,
+			map[string]float64{"tpot_ms": 12, "ttft_ms": 32.4, "tg_tps": 17.1, "pp_tps": 19}},
+		{"rate", planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1, Rate: 2}, planner.WorkloadRate,
+			map[string]float64{"tpot_ms": 95.8, "ttft_ms": 37.6, "tg_tps": 14.6, "pp_tps": 19}},
+		{"single stream: TPOT is decode", planner.Workload{Prompt: 512, Gen: 128, Concurrency: 1}, planner.WorkloadSingle,
+			map[string]float64{"tpot_ms": 14.2, "ttft_ms": 33.5, "tg_tps": 14.2, "pp_tps": 19.2}},
+		{"burst: no band of its own", planner.Workload{Prompt: 512, Gen: 128, Concurrency: 100, Burst: 100}, "", p.ErrorBand},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := plan(&cc, tc.w)
+			b, ok := res.Best()
+			if !ok {
+				t.Fatalf("no plan: %v", res.Dropped)
+			}
+			if res.ErrorBandWorkload != tc.kind || !maps.Equal(b.ErrorBand, tc.want) {
+				t.Errorf("bands of %q %v, want of %q %v", res.ErrorBandWorkload, b.ErrorBand, tc.kind, tc.want)
+			}
+		})
+	}
+	// Calibrated: each metric's smaller band.
+	p.Calibrations = map[string]planner.Calibrated{"nvidia-h100-sxm5-80gb/vllm/cuda": {DecodeScale: 0.9}}
+	b, ok := plan(&cc, planner.Workload{Prompt: 512, Gen: 128, Concurrency: 16}).Best()
+	want := map[string]float64{"tpot_ms": 12, "ttft_ms": 32.4, "tg_tps": 12.8, "pp_tps": 19}
+	if !ok || !maps.Equal(b.ErrorBand, want) {
+		t.Errorf("calibrated closed loop: %v, want %v", b.ErrorBand, want)
+	}
+	if p.ErrorBand["tpot_ms"] != 35.9 || p.ScenarioErrorBand["closed"]["tpot_ms"] != 12 {
+		t.Errorf("a plan changed the profile's bands: %v %v", p.ErrorBand, p.ScenarioErrorBand)
+	}
+}
+
+// Scenario bands: the larger of a kind's in-sample and held-out MdAPE,
+// only on a cell of at least 10 held-out rows, and not capped at the
+// overall band.
+func TestScenarioErrorBands(t *testing.T) {
+	rep := func(n int, v float64) planner.MetricReport {
+		return planner.MetricReport{Rows: n, Predicted: n, MdAPE: v}
+	}
+	in := planner.Report{ByScenario: map[string]map[planner.Metric]planner.MetricReport{
+		"closed": {planner.MetricTPOT: rep(18, 12.04), planner.MetricTTFT: rep(36, 24)},
+		"rate":   {planner.MetricTPOT: rep(17, 16)},
+	}}
+	lo := planner.CrossValidation{ByScenario: map[string]map[planner.Metric]planner.MetricReport{
+		"closed": {planner.MetricTPOT: rep(18, 11.4), planner.MetricTTFT: rep(36, 32.44)},
+		"rate":   {planner.MetricTPOT: rep(17, 95.8), planner.MetricReqPerS: rep(3, 7.1)},
+		"single": {planner.MetricTPOT: rep(3, 14.5)},
+	}}
+	got := planner.ScenarioErrorBands(in, lo)
+	want := map[string]map[string]float64{"closed": {"tpot_ms": 12, "ttft_ms": 32.4}, "rate": {"tpot_ms": 95.8}}
+	if len(got) != len(want) || !maps.Equal(got["closed"], want["closed"]) || !maps.Equal(got["rate"], want["rate"]) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }

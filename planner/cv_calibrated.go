@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"maps"
 	"math"
 	"strconv"
 )
@@ -151,19 +150,5 @@ func summarizeMetrics(res []RowResult) map[Metric]MetricReport {
 	for m, rs := range by {
 		out[m] = summarize(rs)
 	}
-	return out
-}
-
-// bandsFor is the error band of a plan on a calibration key: the
-// calibrated band (CalibratedErrorBand) over ErrorBand where the key has
-// a saved factor on the fitted decode efficiency, ErrorBand otherwise.
-func (p *PerfParams) bandsFor(key string) map[string]float64 {
-	cal, ok := p.Calibrations[key]
-	if !ok || cal.DecodeScale <= 0 || len(p.CalibratedErrorBand) == 0 {
-		return p.ErrorBand
-	}
-	out := make(map[string]float64, len(p.ErrorBand))
-	maps.Copy(out, p.ErrorBand)
-	maps.Copy(out, p.CalibratedErrorBand)
 	return out
 }

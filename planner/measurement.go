@@ -92,6 +92,27 @@ func ParseWorkloadKind(s string) (WorkloadKind, error) {
 	return "", fmt.Errorf("unknown scenario %q (want one of single, batched, closed, burst, rate, offline, capacity)", s)
 }
 
+// Plural names the runs of a kind in a sentence ("closed loops of users").
+func (k WorkloadKind) Plural() string {
+	switch k {
+	case WorkloadSingle:
+		return "single streams"
+	case WorkloadBatched:
+		return "batched benchmarks"
+	case WorkloadClosed:
+		return "closed loops of users"
+	case WorkloadBurst:
+		return "bursts of prompts sent at once"
+	case WorkloadRate:
+		return "requests arriving at a rate"
+	case WorkloadOffline:
+		return "offline batch runs"
+	case WorkloadCapacity:
+		return "KV capacity figures"
+	}
+	return string(k)
+}
+
 // Serving reports whether requests of this kind arrive at a continuously
 // batching server (their prefills interleave with others' decodes).
 func (k WorkloadKind) Serving() bool {

@@ -46,6 +46,11 @@ type PerfParams struct {
 	// setup calibrated on its first run (CalibratedErrorBands). A metric
 	// absent keeps ErrorBand.
 	CalibratedErrorBand map[string]float64 `toml:"calibrated_error_band,omitempty" json:"calibrated_error_band,omitempty"`
+	// ScenarioErrorBand holds the bands of one workload kind (closed,
+	// burst, rate, offline, single, batched → metric → percent), from that
+	// kind's rows alone (ScenarioErrorBands); a plan of that kind shows
+	// them over ErrorBand.
+	ScenarioErrorBand map[string]map[string]float64 `toml:"scenario_error_band,omitempty" json:"scenario_error_band,omitempty"`
 	// inverting is set while FitPerf inverts rows to efficiencies. The
 	// per-request costs (requestCosts: the front end's and the engine
 	// loop's admission) are set after the efficiencies and move only

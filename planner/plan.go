@@ -77,6 +77,8 @@ type PlanRequest struct {
 	Releases map[EngineID]string
 	// bestOnly skips the runner-ups' reasons (Compare reads only the best).
 	bestOnly bool
+	// bands is the plan's error band (PerfParams.workloadBands), set by Plan.
+	bands map[string]float64
 }
 
 // Candidate is one configuration at its best concurrency.
@@ -177,6 +179,10 @@ type PlanResult struct {
 	Notes   []string    `json:"notes,omitempty"`
 	// Workload is the arrival pattern planned for, as parsed.
 	Workload Pattern `json:"workload"`
+	// ErrorBandWorkload is the workload kind whose held-out errors the
+	// candidates' ErrorBand comes from (PerfParams.ScenarioErrorBand), ""
+	// when it is all rows'.
+	ErrorBandWorkload WorkloadKind `json:"error_band_workload,omitempty"`
 	// Cost prices the best configuration (CostOf); the application layer
 	// sets it when a price is given or in the catalog.
 	Cost *Cost `json:"cost,omitempty"`
@@ -284,6 +290,9 @@ func Plan(req PlanRequest) PlanResult {
 	devs := max(req.Devices, 1)
 	nodes := max(req.Nodes, 1)
 	quants := candidateQuants(c, req.Model, req.Quants)
+	if perf != nil {
+		req.bands, res.ErrorBandWorkload = perf.workloadBands(req.Workload)
+	}
 	terms := map[termsKey]fittedTerms{}
 	// Candidates are large structs: collect them in pooled scratch and
 	// copy out once at their final size, rather than regrow two slices
@@ -508,7 +517,7 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 		cand.Nodes = req.Nodes
 	}
 	if perf != nil {
-		cand.Source, cand.ErrorBand = perf.Source, perf.ErrorBand
+		cand.Source, cand.ErrorBand = perf.Source, req.bands
 	}
 	b, err := s.ResolveBackend()
 	if err != nil {
@@ -517,7 +526,7 @@ func evaluate(req PlanRequest, e Engine, q Quant, kv KVType, tp, users int, perf
 	cand.Backend = b
 	s.Backend = b
 	if perf != nil && len(perf.Calibrations) > 0 {
-		cand.ErrorBand = perf.bandsFor(CalibrationKey(req.Hardware.ID, e.ID, b))
+		cand.ErrorBand = perf.bandsFor(CalibrationKey(req.Hardware.ID, e.ID, b), req.bands)
 	}
 	if req.UsableFor != nil {
 		if u := req.UsableFor(e, b); u > 0 {

@@ -438,7 +438,7 @@ func (s *appService) CalibrateImport(ctx context.Context, path string, progress 
 	if o.Saved() {
 		for _, b := range s.a.CalibratedBands() {
 			v.Params = append(v.Params, Param{Name: b.Metric.Title() + " error band", Value: fmt.Sprintf("±%.0f%%", b.Calibrated),
-				Note: fmt.Sprintf("plans on this setup (±%.0f%% uncalibrated): held out by source, calibrated on one run", b.Fitted)})
+				Note: fmt.Sprintf("plans on this setup (±%.0f%% uncalibrated), or their workload's own band where narrower: held out by source, calibrated on one run", b.Fitted)})
 		}
 	}
 	v.Notes = append(v.Notes, "chart: each row measured (y) against its prediction with the calibration (x); prefill is left to the fit")

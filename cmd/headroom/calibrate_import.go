@@ -253,7 +253,7 @@ func saveImportCalibrations(cmd *cobra.Command, g *globalOptions, name string, r
 		for _, b := range bs {
 			fmt.Fprintf(stderr, " %s ±%.0f%% (uncalibrated ±%.0f%%)", b.Metric.Title(), b.Calibrated, b.Fitted)
 		}
-		fmt.Fprintln(stderr)
+		fmt.Fprintln(stderr, "; a workload whose own band is narrower (closed loops' TPOT) keeps it")
 	}
 	// A setup not saved fails the command, after the others are saved.
 	return o.Err()

@@ -171,6 +171,16 @@ func runPlan(cmd *cobra.Command, g *globalOptions, o *planOptions) error {
 	return nil
 }
 
+// throughputBand is the band of a plan whose lead figure is its total
+// output throughput (a rate, a burst, an offline run): that metric's
+// where the profile has it, decode's otherwise.
+func throughputBand(c planner.Candidate) string {
+	if b := band(c, planner.MetricTotalOut); b != "" {
+		return b
+	}
+	return band(c, planner.MetricTG)
+}
+
 func band(c planner.Candidate, m planner.Metric) string {
 	if v, ok := c.ErrorBand[string(m)]; ok {
 		return fmt.Sprintf(" ±%.0f%%", v)
@@ -223,13 +233,13 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 			// One replica cannot keep up: its figures are its full batch,
 			// and every request also waits for the queue ahead of it.
 			fmt.Fprintf(w, "\nBest: %s on %s — %s total (its capacity), %s per request, TTFT %s plus the queue's wait, TPOT %s  [%s%s]\n",
-				b.Label(), b.Backend, b.Pred.TotalTPS, b.Pred.DecodeTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
+				b.Label(), b.Backend, b.Pred.TotalTPS, b.Pred.DecodeTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, throughputBand(b))
 			fmt.Fprintf(w, "  cannot keep up alone: %.3g req/s is %.0f%% of its capacity (%.3g req/s), so the queue grows by %.3g requests a second; figures are its full batch of %d sequences\n",
 				wl.Rate, 100*b.Utilization, b.CapacityReqPerS, wl.Rate-b.CapacityReqPerS, b.Concurrency)
 			printFleet(w, b)
 		} else if wl.Rate > 0 {
 			fmt.Fprintf(w, "\nBest: %s on %s — %s total, %s per request, TTFT %s, TPOT %s  [%s%s]\n",
-				b.Label(), b.Backend, b.Pred.TotalTPS, b.Pred.DecodeTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
+				b.Label(), b.Backend, b.Pred.TotalTPS, b.Pred.DecodeTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, throughputBand(b))
 			fmt.Fprintf(w, "  %d requests in flight on average, %.0f%% of its capacity (%.3g req/s); allow %d concurrent sequences for bursts\n",
 				b.Pred.Concurrency, 100*b.Utilization, b.CapacityReqPerS, b.Concurrency)
 			printFleet(w, b)
@@ -237,7 +247,7 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 			// A burst: what matters is when the last prompt is answered
 			// and how long the first token waits, queue included.
 			fmt.Fprintf(w, "\nBest: %s on %s — all %d prompts answered in %s (%s total), mean TTFT %s with the wait, TPOT %s  [%s%s]\n",
-				b.Label(), b.Backend, wl.Burst, b.Pred.Makespan(wl.Burst), b.Pred.TotalTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
+				b.Label(), b.Backend, wl.Burst, b.Pred.Makespan(wl.Burst), b.Pred.TotalTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, throughputBand(b))
 			fmt.Fprintf(w, "  runs %d at once", b.Concurrency)
 			if b.Concurrency < wl.Burst {
 				fmt.Fprintf(w, " (what its KV cache and sequence cap admit); the other %d wait for a slot", wl.Burst-b.Concurrency)
@@ -245,7 +255,7 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 			fmt.Fprintln(w)
 		} else if wl.Offline() {
 			fmt.Fprintf(w, "\nBest: %s on %s — %s total at %s at once (its largest batch), TTFT %s, TPOT %s  [%s%s]\n",
-				b.Label(), b.Backend, b.Pred.TotalTPS, planner.Plural(b.Concurrency, "sequence"), b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
+				b.Label(), b.Backend, b.Pred.TotalTPS, planner.Plural(b.Concurrency, "sequence"), b.Pred.TTFT, b.Pred.TPOT, b.Source, throughputBand(b))
 		} else {
 			fmt.Fprintf(w, "\nBest: %s on %s — %s at %s each (%s total), TTFT %s, TPOT %s  [%s%s]\n",
 				b.Label(), b.Backend, planner.Plural(b.Concurrency, "user"), b.Pred.DecodeTPS, b.Pred.TotalTPS, b.Pred.TTFT, b.Pred.TPOT, b.Source, band(b, planner.MetricTG))
@@ -274,8 +284,13 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 				float64(c.Pred.DecodeTPS), float64(c.Pred.TotalTPS), c.Fit.MaxKVTokens, slo, c.Why)
 		}
 		tw.Flush()
-		fmt.Fprintf(w, "\nFigures are %s; typical error (median, on sources held out of the fit): decode%s, prefill%s, TTFT%s, TPOT%s.\n", res.Ranked[0].Source,
-			band(res.Ranked[0], planner.MetricTG), band(res.Ranked[0], planner.MetricPP), band(res.Ranked[0], planner.MetricTTFT), band(res.Ranked[0], planner.MetricTPOT))
+		scope := "on sources held out of the fit"
+		if k := res.ErrorBandWorkload; k != "" {
+			scope += ", for " + k.Plural()
+		}
+		fmt.Fprintf(w, "\nFigures are %s; typical error (median, %s): decode%s, prefill%s, output throughput%s, TTFT%s, TPOT%s.\n", res.Ranked[0].Source, scope,
+			band(res.Ranked[0], planner.MetricTG), band(res.Ranked[0], planner.MetricPP), band(res.Ranked[0], planner.MetricTotalOut),
+			band(res.Ranked[0], planner.MetricTTFT), band(res.Ranked[0], planner.MetricTPOT))
 		if wl.Rate > 0 {
 			fmt.Fprintln(w, "\nPareto front (capacity vs per-user tok/s at this rate):")
 			for _, c := range res.Pareto {
