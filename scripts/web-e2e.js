@@ -20,6 +20,8 @@ const { chromium } = require("playwright-core");
     await page.waitForSelector('body[data-state="ready"][data-tab="plan"]', { timeout: 120000 });
     const text = await page.textContent("#out");
     if (!/\b12 users at\b/.test(text)) throw new Error("the plan shown is not for the 12 users typed: " + text.slice(0, 200));
+    if (!/Typical error \(median, on sources held out of the fit, for closed loops of users\): decode ±\d+%.*TPOT ±\d+%/.test(text))
+      throw new Error("the plan shows no error band for its workload: " + text.slice(0, 400));
     const best = await page.getAttribute("body", "data-plan");
     await page.screenshot({ path: png });
     console.log(`web-e2e: interactive ok — typed users=12, plan shown: ${best}`);

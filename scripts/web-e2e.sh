@@ -77,6 +77,7 @@ grep -q 'data-tab="plan"' "$out/plan.html" || fail "the page did not show the Pl
 best=$(grep -o 'data-plan="[^"]*"' "$out/plan.html" | head -1)
 [ -n "$best" ] || fail "no plan rendered"
 grep -q '16 users at' "$out/plan.html" || fail "the plan is not for the 16 users asked"
+grep -q 'Typical error (median, on sources held out of the fit, for closed loops of users): decode ±[0-9]*%' "$out/plan.html" || fail "the plan shows no error band for its workload"
 grep -q '<svg' "$out/plan.html" || fail "no chart"
 timeout 120 "${chrome[@]}" --screenshot="$out/plan.png" "$url" >/dev/null 2>"$tmp/chrome.log" || fail "chromium --screenshot: $(tail -3 "$tmp/chrome.log")"
 size=$(stat -c %s "$out/plan.png")
@@ -91,6 +92,7 @@ url="$base/?tab=plan&model=meta-llama/Llama-3.1-8B-Instruct&hardware=nvidia-h100
 timeout 120 "${chrome[@]}" --dump-dom "$url" >"$out/burst.html" 2>"$tmp/chrome.log" || fail "chromium --dump-dom (burst): $(tail -3 "$tmp/chrome.log")"
 grep -q 'All 500 prompts answered in' "$out/burst.html" || fail "a burst of 500 does not say when the last prompt is answered"
 grep -q '>at once<' "$out/burst.html" || fail "a burst's table does not count sequences at once"
+grep -q 'for bursts of prompts sent at once): .*output throughput ±[0-9]*%' "$out/burst.html" || fail "a burst's plan shows no error band of bursts"
 # Compare under a burst counts sequences at once, not users.
 url="$base/?tab=compare&model=meta-llama/Llama-3.1-8B-Instruct&machines=nvidia-rtx-4090,nvidia-h100-sxm5-80gb&workload=prompt=1024,gen=256,burst=500"
 timeout 120 "${chrome[@]}" --dump-dom "$url" >"$out/compare.html" 2>"$tmp/chrome.log" || fail "chromium --dump-dom (compare): $(tail -3 "$tmp/chrome.log")"

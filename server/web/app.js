@@ -197,6 +197,24 @@ function planSummary(best, pat) {
   return `${best.concurrency} users at ${num(p.decode_tps)} tok/s each (${num(p.total_tps, 0)} total), ${tail}`;
 }
 
+// kindText names a workload kind's runs, as `headroom plan` does
+// (planner.WorkloadKind.Plural).
+const kindText = { single: "single streams", closed: "closed loops of users", burst: "bursts of prompts sent at once",
+  rate: "requests arriving at a rate", offline: "offline batch runs", batched: "batched benchmarks" };
+
+// bandLine says how far the figures typically are from measurements
+// (the candidate's error_band: median error on sources held out of the
+// fit, of the plan's workload kind where it has its own).
+function bandLine(best, kind) {
+  // Rounded half to even, as the CLI's %.0f prints them (18.5 → 18).
+  const even = x => { const f = Math.floor(x), d = x - f; return d > 0.5 || (d === 0.5 && f % 2) ? f + 1 : f; };
+  const b = best.error_band || {}, part = (name, m) => b[m] > 0 ? `${name} ±${even(b[m])}%` : null;
+  const parts = [part("decode", "tg_tps"), part("prefill", "pp_tps"), part("output throughput", "total_out_tps"), part("TTFT", "ttft_ms"), part("TPOT", "tpot_ms")].filter(Boolean);
+  if (!parts.length) return null;
+  const scope = kind && kindText[kind] ? `, for ${kindText[kind]}` : "";
+  return el("p", { class: "muted band", text: `Typical error (median, on sources held out of the fit${scope}): ${parts.join(", ")}.` });
+}
+
 async function plan(v) {
   const r = await api("POST", "api/plan", planBody(v));
   const out = [];
@@ -211,6 +229,7 @@ async function plan(v) {
   out.push(el("div", { class: "card" },
     el("div", { class: "verdict fits", text: `Best: ${label(best)}` }),
     el("p", { text: planSummary(best, pat) }),
+    bandLine(best, r.error_band_workload),
     fl && fl.replicas > 1 ? el("p", { class: "fleet", text: `Fleet: ${fl.replicas} replicas × ${fl.devices_per_replica} device${fl.devices_per_replica > 1 ? "s" : ""} = ${fl.devices} devices, each at ${num(100 * fl.utilization, 0)}% of its ${num(fl.capacity_req_per_s)} req/s (ceiling ${num(100 * fl.ceiling, 0)}%): TTFT ${ms(fl.prediction.ttft_ms)}, TPOT ${ms(fl.prediction.tpot_ms)} per replica, ${fl.meets_slo ? "within the target" : "missing the target"}` }) : null,
     scatter(r.ranked.slice(0, 40).map((c, i) => ({ x: c.prediction.total_tps, y: c.prediction.decode_tps, label: label(c), hi: i === 0 })), "total tok/s", "tok/s per user")));
   const t = el("table", {}, el("tr", {}, ...["#", "config", countHeader(pat.kind), "TTFT", "TPOT", "tok/s/user", "total tok/s", "SLO", "why not first"].map(h => el("th", { text: h }))));
