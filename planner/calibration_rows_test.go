@@ -366,3 +366,23 @@ func TestScenarioErrorBands(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+// ErrorBandText names the workload kind and lists the bands it has.
+func TestErrorBandText(t *testing.T) {
+	best := planner.Candidate{ErrorBand: map[string]float64{"tg_tps": 17.1, "tpot_ms": 11.4, "ttft_ms": 32.4}}
+	for _, tc := range []struct {
+		res  planner.PlanResult
+		want string
+	}{
+		{planner.PlanResult{Ranked: []planner.Candidate{best}, ErrorBandWorkload: planner.WorkloadClosed},
+			"typical error (median, on sources held out of the fit, for closed loops of users): decode ±17%, TTFT ±32%, TPOT ±11%"},
+		{planner.PlanResult{Ranked: []planner.Candidate{best}},
+			"typical error (median, on sources held out of the fit): decode ±17%, TTFT ±32%, TPOT ±11%"},
+		{planner.PlanResult{Ranked: []planner.Candidate{{}}}, ""},
+		{planner.PlanResult{}, ""},
+	} {
+		if got := tc.res.ErrorBandText(); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+}

@@ -186,6 +186,9 @@ func (s *appService) Plan(in PlanInput) (PlanView, error) {
 	}
 	res := ans.Result
 	v := PlanView{Hardware: deviceName(ans.Request.Hardware, ans.Request.Devices), Notes: res.Notes}
+	if t := res.ErrorBandText(); t != "" {
+		v.Notes = append([]string{"Figures are " + res.Ranked[0].Source + "; " + t + "."}, v.Notes...)
+	}
 	if ans.Request.Nodes > 1 {
 		v.Hardware = fmt.Sprintf("%d nodes of %s", ans.Request.Nodes, v.Hardware)
 	}

@@ -45,6 +45,13 @@ func TestGUIServicePlanAndExport(t *testing.T) {
 	if len(v.Rows) == 0 || !v.Rows[0].Fits || v.Rows[0].Launch == "" {
 		t.Fatalf("plan rows %+v", v.Rows)
 	}
+	// The notes open with how far the figures typically are, for 8 users
+	// in a loop the closed loops' held-out band (embedded fitted.toml).
+	closed := s.a.Catalog().Perf.ScenarioErrorBand["closed"]
+	want := fmt.Sprintf("for closed loops of users): decode ±%.0f%%", closed["tg_tps"])
+	if len(v.Notes) == 0 || !strings.HasPrefix(v.Notes[0], "Figures are ") || !strings.Contains(v.Notes[0], want) || !strings.Contains(v.Notes[0], fmt.Sprintf("TPOT ±%.0f%%", closed["tpot_ms"])) {
+		t.Errorf("notes %q, want the first to say %q", v.Notes, want)
+	}
 	for _, f := range ExportFormats {
 		data, err := s.Export(v.Rows[0], f.ID)
 		if err != nil || len(data) == 0 {

@@ -284,13 +284,9 @@ func printPlan(w io.Writer, req planner.PlanRequest, res planner.PlanResult, not
 				float64(c.Pred.DecodeTPS), float64(c.Pred.TotalTPS), c.Fit.MaxKVTokens, slo, c.Why)
 		}
 		tw.Flush()
-		scope := "on sources held out of the fit"
-		if k := res.ErrorBandWorkload; k != "" {
-			scope += ", for " + k.Plural()
+		if t := res.ErrorBandText(); t != "" {
+			fmt.Fprintf(w, "\nFigures are %s; %s.\n", res.Ranked[0].Source, t)
 		}
-		fmt.Fprintf(w, "\nFigures are %s; typical error (median, %s): decode%s, prefill%s, output throughput%s, TTFT%s, TPOT%s.\n", res.Ranked[0].Source, scope,
-			band(res.Ranked[0], planner.MetricTG), band(res.Ranked[0], planner.MetricPP), band(res.Ranked[0], planner.MetricTotalOut),
-			band(res.Ranked[0], planner.MetricTTFT), band(res.Ranked[0], planner.MetricTPOT))
 		if wl.Rate > 0 {
 			fmt.Fprintln(w, "\nPareto front (capacity vs per-user tok/s at this rate):")
 			for _, c := range res.Pareto {
