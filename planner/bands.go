@@ -92,20 +92,27 @@ func (p *PerfParams) bandsFor(key string, base map[string]float64) map[string]fl
 }
 
 // ErrorBandText says how far the best candidate's figures typically are
-// from measurements: "typical error (median, on sources held out of the
-// fit, for closed loops of users): decode ±17%, prefill ±19%, output
-// throughput ±18%, TTFT ±32%, TPOT ±11%"; "" without a plan or a band.
+// from measurements (CandidateErrorBandText); "" without a plan.
 func (r PlanResult) ErrorBandText() string {
 	best, ok := r.Best()
-	if !ok || len(best.ErrorBand) == 0 {
+	if !ok {
 		return ""
 	}
+	return CandidateErrorBandText(best, r.ErrorBandWorkload)
+}
+
+// CandidateErrorBandText says how far a candidate's figures typically are
+// from measurements, kind being the workload kind its bands come from
+// (PlanResult.ErrorBandWorkload): "typical error (median, on sources held
+// out of the fit, for closed loops of users): decode ±17%, prefill ±19%,
+// output throughput ±18%, TTFT ±32%, TPOT ±11%"; "" without a band.
+func CandidateErrorBandText(c Candidate, kind WorkloadKind) string {
 	var parts []string
 	for _, m := range []struct {
 		name string
 		m    Metric
 	}{{"decode", MetricTG}, {"prefill", MetricPP}, {"output throughput", MetricTotalOut}, {"TTFT", MetricTTFT}, {"TPOT", MetricTPOT}} {
-		if v, ok := best.ErrorBand[string(m.m)]; ok && v > 0 {
+		if v, ok := c.ErrorBand[string(m.m)]; ok && v > 0 {
 			parts = append(parts, fmt.Sprintf("%s ±%.0f%%", m.name, v))
 		}
 	}
@@ -113,8 +120,8 @@ func (r PlanResult) ErrorBandText() string {
 		return ""
 	}
 	scope := "on sources held out of the fit"
-	if r.ErrorBandWorkload != "" {
-		scope += ", for " + r.ErrorBandWorkload.Plural()
+	if kind != "" {
+		scope += ", for " + kind.Plural()
 	}
 	return "typical error (median, " + scope + "): " + strings.Join(parts, ", ")
 }

@@ -185,10 +185,7 @@ func (s *appService) Plan(in PlanInput) (PlanView, error) {
 		return PlanView{}, err
 	}
 	res := ans.Result
-	v := PlanView{Hardware: deviceName(ans.Request.Hardware, ans.Request.Devices), Notes: res.Notes}
-	if t := res.ErrorBandText(); t != "" {
-		v.Notes = append([]string{"Figures are " + res.Ranked[0].Source + "; " + t + "."}, v.Notes...)
-	}
+	v := PlanView{Hardware: deviceName(ans.Request.Hardware, ans.Request.Devices), Notes: res.Notes, BandKind: res.ErrorBandWorkload}
 	if ans.Request.Nodes > 1 {
 		v.Hardware = fmt.Sprintf("%d nodes of %s", ans.Request.Nodes, v.Hardware)
 	}

@@ -45,12 +45,12 @@ func TestGUIServicePlanAndExport(t *testing.T) {
 	if len(v.Rows) == 0 || !v.Rows[0].Fits || v.Rows[0].Launch == "" {
 		t.Fatalf("plan rows %+v", v.Rows)
 	}
-	// The notes open with how far the figures typically are, for 8 users
-	// in a loop the closed loops' held-out band (embedded fitted.toml).
+	// A row's detail says how far its figures typically are: for 8 users
+	// in a loop, the closed loops' held-out band (embedded fitted.toml).
 	closed := s.a.Catalog().Perf.ScenarioErrorBand["closed"]
-	want := fmt.Sprintf("for closed loops of users): decode ±%.0f%%", closed["tg_tps"])
-	if len(v.Notes) == 0 || !strings.HasPrefix(v.Notes[0], "Figures are ") || !strings.Contains(v.Notes[0], want) || !strings.Contains(v.Notes[0], fmt.Sprintf("TPOT ±%.0f%%", closed["tpot_ms"])) {
-		t.Errorf("notes %q, want the first to say %q", v.Notes, want)
+	want := fmt.Sprintf("Figures are fitted; typical error (median, on sources held out of the fit, for closed loops of users): decode ±%.0f%%", closed["tg_tps"])
+	if d := rowDetail(v.Rows[0], v, in); v.BandKind != planner.WorkloadClosed || !strings.Contains(d, want) || !strings.Contains(d, fmt.Sprintf("TPOT ±%.0f%%.", closed["tpot_ms"])) {
+		t.Errorf("bands of %q; detail %q, want it to say %q", v.BandKind, d, want)
 	}
 	for _, f := range ExportFormats {
 		data, err := s.Export(v.Rows[0], f.ID)

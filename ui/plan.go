@@ -716,6 +716,9 @@ func rowDetail(r PlanRow, v PlanView, in PlanInput) string {
 	if r.WhyNot != "" {
 		b.WriteString("\n" + r.WhyNot)
 	}
+	if t := planner.CandidateErrorBandText(r.Candidate, v.BandKind); t != "" && r.Fits {
+		fmt.Fprintf(&b, "\nFigures are %s; %s.", r.Source, t)
+	}
 	if r.Launch != "" {
 		b.WriteString("\nLaunch: " + r.Launch)
 	}

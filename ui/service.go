@@ -209,6 +209,9 @@ type PlanView struct {
 	// Hardware names the device planned for.
 	Hardware string
 	Notes    []string
+	// BandKind is the workload kind the rows' error bands come from
+	// (planner.PlanResult.ErrorBandWorkload; "" for all rows').
+	BandKind planner.WorkloadKind
 }
 
 // CompareInput is one model and workload to run on several devices.
