@@ -52,6 +52,11 @@ func TestGUIServicePlanAndExport(t *testing.T) {
 	if d := rowDetail(v.Rows[0], v, in); v.BandKind != planner.WorkloadClosed || !strings.Contains(d, want) || !strings.Contains(d, fmt.Sprintf("TPOT ±%.0f%%.", closed["tpot_ms"])) {
 		t.Errorf("bands of %q; detail %q, want it to say %q", v.BandKind, d, want)
 	}
+	// and ends with the plan's notes, which the screen shows nowhere else
+	// once something fits.
+	if d := rowDetail(v.Rows[0], v, in); len(v.Notes) == 0 || !strings.Contains(d, "About this plan:\n• "+v.Notes[0]) {
+		t.Errorf("notes %q not in the detail %q", v.Notes, d)
+	}
 	for _, f := range ExportFormats {
 		data, err := s.Export(v.Rows[0], f.ID)
 		if err != nil || len(data) == 0 {

@@ -722,6 +722,11 @@ func rowDetail(r PlanRow, v PlanView, in PlanInput) string {
 	if r.Launch != "" {
 		b.WriteString("\nLaunch: " + r.Launch)
 	}
+	// The plan's own notes (what would meet an unmet target, formats
+	// engines load, nodes) hold for every row.
+	if len(v.Notes) > 0 {
+		b.WriteString("\n\nAbout this plan:\n" + bulletText(v.Notes, "• "))
+	}
 	return b.String()
 }
 
