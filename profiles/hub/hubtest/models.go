@@ -105,19 +105,17 @@ func QwenAWQ() (*Repo, int64, error) {
 		"generation_config.json": {Head: []byte(`{"do_sample": true}`), Size: 19},
 		"README.md":              {Head: []byte("# Qwen2.5-72B-Instruct-AWQ\n"), Size: 27},
 	}}
-	files, total, err := shard(repo, ts, 11)
+	total, err := shard(repo, ts, 11)
 	if err != nil {
 		return nil, 0, err
-	}
-	for n, f := range files {
-		repo.Files[n] = f
 	}
 	return repo, total, nil
 }
 
 // shard spreads tensors over n files of about equal size, named as
-// transformers names them, and adds model.safetensors.index.json.
-func shard(repo *Repo, ts []Tensor, n int) (map[string]File, int64, error) {
+// transformers names them, adds them and model.safetensors.index.json to
+// repo, and returns the tensors' bytes.
+func shard(repo *Repo, ts []Tensor, n int) (int64, error) {
 	var total int64
 	for _, t := range ts {
 		total += t.Bytes()
@@ -130,25 +128,24 @@ func shard(repo *Repo, ts []Tensor, n int) (map[string]File, int64, error) {
 		groups[i] = append(groups[i], t)
 		acc += t.Bytes()
 	}
-	files := map[string]File{}
 	weightMap := map[string]string{}
 	for i, g := range groups {
 		name := fmt.Sprintf("model-%05d-of-%05d.safetensors", i+1, n)
 		f, err := SafetensorsFile(g)
 		if err != nil {
-			return nil, 0, err
+			return 0, err
 		}
-		files[name] = f
+		repo.Files[name] = f
 		for _, t := range g {
 			weightMap[t.Name] = name
 		}
 	}
 	idx, err := json.MarshalIndent(map[string]any{"metadata": map[string]int64{"total_size": total}, "weight_map": weightMap}, "", "  ")
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
-	files["model.safetensors.index.json"] = File{Head: idx, Size: int64(len(idx))}
-	return files, total, nil
+	repo.Files["model.safetensors.index.json"] = File{Head: idx, Size: int64(len(idx))}
+	return total, nil
 }
 
 // Qwen3GGUF writes the header of Qwen3-32B as GGUF with ggml type typ
@@ -380,12 +377,9 @@ func ModelOptFP8() (*Repo, int64, error) {
 		"hf_quant_config.json": {Head: quant, Size: int64(len(quant))},
 		"README.md":            {Head: []byte("# Llama-3.1-8B-Instruct-FP8\n"), Size: 28},
 	}}
-	files, total, err := shard(repo, ts, 2)
+	total, err := shard(repo, ts, 2)
 	if err != nil {
 		return nil, 0, err
-	}
-	for n, f := range files {
-		repo.Files[n] = f
 	}
 	return repo, total, nil
 }
