@@ -29,6 +29,13 @@ type ScreenshotOptions struct {
 	Dark []int
 	// Now is the clock for ages (nil = time.Now).
 	Now func() time.Time
+	// CalibrateFile, when set, is a benchmark output the Calibrate
+	// screen imports before its screenshot, so that it shows a result.
+	// The import saves a calibration through the service: give the
+	// service a scratch calibration directory (the tests do; `headroom
+	// gui --screenshots` leaves it unset, so the user's profile is never
+	// written).
+	CalibrateFile string
 }
 
 // screenshotNames are the file names of the tabs, in tab order.
@@ -109,6 +116,11 @@ func (win *Window) demo(m planner.Model, opts ScreenshotOptions) {
 	win.wait()
 	if len(win.Plan.view.Rows) > 0 {
 		win.Export.SetRow(win.Plan.view.Rows[0])
+	}
+	if opts.CalibrateFile != "" {
+		win.Calibrate.target.SetSelected(targetImport)
+		win.Calibrate.file.SetText(opts.CalibrateFile)
+		win.Calibrate.Run()
 	}
 	win.wait()
 }

@@ -21,6 +21,10 @@ type guiOptions struct {
 	size string
 	// root is the machine to probe ("/" = this one).
 	root string
+	// calibrateFile is a benchmark output the Calibrate screenshot imports
+	// (ui.ScreenshotOptions.CalibrateFile); set by TestGUIScreenshots,
+	// whose App saves into a scratch directory, never by a flag.
+	calibrateFile string
 }
 
 // appID is the application id of FyneApp.toml.

@@ -57,7 +57,7 @@ func renderScreenshots(hr *app.App, o *guiOptions) ([]string, error) {
 	}
 	opts := ui.ScreenshotOptions{
 		Dir: o.screenshots, Size: fyne.NewSize(w, h), Model: o.model, Compare: o.compareIDs(),
-		Dark: []int{ui.TabCanRun, ui.TabPlan},
+		Dark: []int{ui.TabCanRun, ui.TabPlan}, CalibrateFile: o.calibrateFile,
 	}
 	return ui.Screenshots(a, svc, opts)
 }

@@ -41,7 +41,11 @@ func TestGUIScreenshots(t *testing.T) {
 		dir = t.TempDir()
 	}
 	o := &guiOptions{screenshots: dir, model: "meta-llama/Llama-3.1-8B-Instruct", size: *screenshotsSize,
-		compare: "nvidia-rtx-4090,nvidia-rtx-5090,amd-ryzen-ai-max-395,apple-m4-max-40c,nvidia-rtx-3090"}
+		compare: "nvidia-rtx-4090,nvidia-rtx-5090,amd-ryzen-ai-max-395,apple-m4-max-40c,nvidia-rtx-3090",
+		// seed 002's vllm bench serve run (Strix Halo): the Calibrate
+		// screen shows what an import saved, into guiTestApp's scratch
+		// calibration directory.
+		calibrateFile: "../../calibrate/importer/testdata/vllm-serve-result.json"}
 	paths, err := renderScreenshots(guiTestApp(t, screenshotRoot), o)
 	if err != nil {
 		t.Fatal(err)
