@@ -622,7 +622,7 @@ func TestCheckpointKVTypeBindsTensorRTLLM(t *testing.T) {
 			why = d.Why
 		}
 	}
-	if !strings.Contains(why, "FP8") || !strings.Contains(why, "hf_quant_config.json") {
+	if !strings.Contains(why, "FP8") || !strings.Contains(why, "ModelOpt quantization config") {
 		t.Errorf("no dropped TensorRT-LLM row says the checkpoint's KV type binds: %q", why)
 	}
 	s := planner.Scenario{Hardware: h, Devices: 1, Model: named, Quant: q, Concurrency: 1}

@@ -47,7 +47,7 @@ func trtllmSupported(s Scenario, b Backend) *UnsupportedError {
 		// is an error ("conflicting with kv_cache_quant_algo=… from HF
 		// quant config"), and kv_cache_config.dtype names only fp8 or
 		// nvfp4, so no setting gives such a checkpoint a 16-bit cache.
-		return refuse(s, ReasonKVType, "TensorRT-LLM caches this checkpoint's KV in %s, the type its hf_quant_config.json names (kv_cache_quant_algo), not %s", strings.ToUpper(k), s.KV.ID)
+		return refuse(s, ReasonKVType, "TensorRT-LLM caches this checkpoint's KV in %s, the type its ModelOpt quantization config names (kv_cache_quant_algo), not %s", strings.ToUpper(k), s.KV.ID)
 	}
 	if s.KV.ID == "fp8" && !s.Hardware.SupportsNative(FP8) {
 		// TensorRT-LLM support matrix: Ampere runs FP32/FP16/BF16/INT8/INT4,

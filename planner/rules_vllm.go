@@ -228,7 +228,7 @@ func vllmCheckpointKVNotes(s Scenario) []string {
 	if k == "" || s.KV.ID == k {
 		return nil
 	}
-	return []string{fmt.Sprintf("this checkpoint names a %s KV cache (hf_quant_config.json kv_cache_quant_algo): vLLM up to 0.11 caches in the model dtype under --kv-cache-dtype auto, as this %s-KV plan counts; vLLM builds with PR #29980 (merged December 2025) follow the checkpoint and cache %s, twice the KV tokens, so on those the plan's %s-KV row is the one to read",
+	return []string{fmt.Sprintf("this checkpoint names a %s KV cache (ModelOpt kv_cache_quant_algo): vLLM up to 0.11 caches in the model dtype under --kv-cache-dtype auto, as this %s-KV plan counts; vLLM builds with PR #29980 (merged December 2025) follow the checkpoint and cache %s, twice the KV tokens, so on those the plan's %s-KV row is the one to read",
 		strings.ToUpper(k), s.KV.ID, strings.ToUpper(k), k)}
 }
 

@@ -98,9 +98,17 @@ func TestResolveReadsHeadersOnly(t *testing.T) {
 // plans then follow (planner's TestCheckpointKVTypeBindsTensorRTLLM).
 func TestModelOptCheckpointKV(t *testing.T) {
 	s, _ := fakeHub(t)
-	res, err := hub.Resolve(context.Background(), hubtest.ModelOptFP8ID, "", options(t, s))
+	opt := options(t, s)
+	res, err := hub.Resolve(context.Background(), hubtest.ModelOptFP8ID, "", opt)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Offline, the cache alone says the same.
+	offline := opt
+	offline.Offline = true
+	again, err := hub.Resolve(context.Background(), hubtest.ModelOptFP8ID, "", offline)
+	if err != nil || !again.FromCache || again.Model.CheckpointKV != "fp8" || again.Quant != "fp8" {
+		t.Errorf("from the cache: %v, quant %q KV %q (cache %v)", err, again.Quant, again.Model.CheckpointKV, again.FromCache)
 	}
 	if res.Quant != "fp8" || res.Model.NativeDType != "fp8" || res.Model.CheckpointKV != "fp8" {
 		t.Errorf("quant %q native %q KV %q, want fp8 fp8 fp8", res.Quant, res.Model.NativeDType, res.Model.CheckpointKV)
