@@ -33,6 +33,20 @@ type CompareRow struct {
 	// Workload is the arrival pattern compared under, as parsed: what
 	// MaxUsers counts (users, slots at a rate, sequences at once).
 	Workload Pattern `json:"workload"`
+	// ErrorBand is the best configuration's (Candidate.ErrorBand), from
+	// the held-out errors of ErrorBandWorkload's kind where it has its own
+	// (PlanResult.ErrorBandWorkload).
+	ErrorBand         map[string]float64 `json:"error_band,omitempty"`
+	ErrorBandWorkload WorkloadKind       `json:"error_band_workload,omitempty"`
+}
+
+// ErrorBandText says how far the row's figures typically are from
+// measurements (CandidateErrorBandText); "" for a row that does not fit.
+func (r CompareRow) ErrorBandText() string {
+	if !r.Fits {
+		return ""
+	}
+	return CandidateErrorBandText(Candidate{ErrorBand: r.ErrorBand}, r.ErrorBandWorkload)
 }
 
 // Compare plans the same request on each machine (hardware × devices),
@@ -63,6 +77,7 @@ func compareOne(req PlanRequest) CompareRow {
 		return row
 	}
 	row.Fits, row.Best, row.Source, row.Verdict = true, best.Label(), best.Source, Fits
+	row.ErrorBand, row.ErrorBandWorkload = best.ErrorBand, res.ErrorBandWorkload
 	row.SingleUserTPS = best.Curve[0].DecodeTPS
 	row.TTFT = best.Pred.TTFT
 	if best.MeetsSLO {

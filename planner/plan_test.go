@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"testing"
@@ -287,6 +288,9 @@ func TestCompareMatchesPlanBest(t *testing.T) {
 		}
 		if rows[i].Best != best.Label() || rows[i].TTFT != best.Pred.TTFT {
 			t.Errorf("%s: compare %q TTFT %v, plan %q TTFT %v", h.ID, rows[i].Best, rows[i].TTFT, best.Label(), best.Pred.TTFT)
+		}
+		if !maps.Equal(rows[i].ErrorBand, best.ErrorBand) || rows[i].ErrorBandWorkload != planner.WorkloadClosed || !strings.Contains(rows[i].ErrorBandText(), "for closed loops of users") {
+			t.Errorf("%s: compare's band %v of %q (%q), plan's %v", h.ID, rows[i].ErrorBand, rows[i].ErrorBandWorkload, rows[i].ErrorBandText(), best.ErrorBand)
 		}
 		if !best.MeetsSLO {
 			missed = true

@@ -78,6 +78,14 @@ func newCompareCmd(g *globalOptions) *cobra.Command {
 					float64(r.TotalTPS), r.MaxUsers, perUnit(r.PerDollar, r.PriceUSD), perUnit(r.PerWatt, r.Watts), r.Why)
 			}
 			tw.Flush()
+			// One line for the machines whose figures are fitted (a
+			// calibrated one's band may be narrower: --json has each).
+			for _, r := range rows {
+				if t := r.ErrorBandText(); t != "" && r.Source == "fitted" {
+					fmt.Fprintf(out, "\nFitted figures: %s.\n", t)
+					break
+				}
+			}
 			return nil
 		},
 	}
