@@ -15,7 +15,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -226,7 +228,45 @@ func (ix *index) merge(path string, data []byte) []error {
 	}
 	if f.Perf != nil {
 		p := *f.Perf
+		errs = append(errs, checkBands(path, &p)...)
 		c.Perf = &p
+	}
+	return errs
+}
+
+// maxBandPct bounds an error band: a median error past 1000% is no band.
+const maxBandPct = 1000
+
+// checkBands drops the error bands a file gives that are not a
+// percentage (NaN, infinite, negative, past maxBandPct), each named: they
+// are printed in every plan and a NaN cannot be written as JSON.
+func checkBands(path string, p *planner.PerfParams) []error {
+	var errs []error
+	clean := func(key string, m map[string]float64) map[string]float64 {
+		var out map[string]float64
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			v := m[k]
+			if !(v >= 0 && v <= maxBandPct) {
+				errs = append(errs, &FileError{Path: path, Key: key + "." + k, Err: fmt.Errorf("%v is not a percentage from 0 to %d; dropped", v, maxBandPct)})
+				continue
+			}
+			if out == nil {
+				out = make(map[string]float64, len(m))
+			}
+			out[k] = v
+		}
+		return out
+	}
+	p.ErrorBand = clean("perf.error_band", p.ErrorBand)
+	p.CalibratedErrorBand = clean("perf.calibrated_error_band", p.CalibratedErrorBand)
+	if p.ScenarioErrorBand != nil {
+		sc := make(map[string]map[string]float64, len(p.ScenarioErrorBand))
+		for _, kind := range slices.Sorted(maps.Keys(p.ScenarioErrorBand)) {
+			if b := clean("perf.scenario_error_band."+kind, p.ScenarioErrorBand[kind]); b != nil {
+				sc[kind] = b
+			}
+		}
+		p.ScenarioErrorBand = sc
 	}
 	return errs
 }

@@ -209,3 +209,47 @@ func TestUserFilesAreReadSafely(t *testing.T) {
 		}
 	}
 }
+
+// A user file's error bands that are not percentages (NaN, infinite,
+// negative, huge) are dropped, each named, and the rest kept: they are
+// printed in every plan, and a NaN cannot be written as JSON.
+func TestUserFileErrorBandsChecked(t *testing.T) {
+	dir := t.TempDir()
+	data := `[perf]
+  [perf.error_band]
+    tg_tps = 14.6
+    tpot_ms = nan
+  [perf.scenario_error_band.closed]
+    tpot_ms = 11.4
+    ttft_ms = -3
+  [perf.scenario_error_band.rate]
+    tpot_ms = inf
+  [perf.calibrated_error_band]
+    tpot_ms = 1e9
+`
+	if err := os.WriteFile(filepath.Join(dir, "bands.toml"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, probs, err := Load(Options{Dirs: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, p := range probs {
+		var fe *FileError
+		if !errors.As(p, &fe) || !strings.Contains(p.Error(), "bands.toml") || !strings.Contains(p.Error(), "not a percentage") {
+			t.Errorf("problem %v", p)
+			continue
+		}
+		keys = append(keys, fe.Key)
+	}
+	want := []string{"perf.error_band.tpot_ms", "perf.calibrated_error_band.tpot_ms", "perf.scenario_error_band.closed.ttft_ms", "perf.scenario_error_band.rate.tpot_ms"}
+	if strings.Join(keys, ",") != strings.Join(want, ",") {
+		t.Errorf("problems at %v, want %v", keys, want)
+	}
+	p := c.Perf
+	if p.ErrorBand["tg_tps"] != 14.6 || len(p.ErrorBand) != 1 || p.ScenarioErrorBand["closed"]["tpot_ms"] != 11.4 || len(p.ScenarioErrorBand["closed"]) != 1 ||
+		p.ScenarioErrorBand["rate"] != nil || len(p.CalibratedErrorBand) != 0 {
+		t.Errorf("kept %v %v %v", p.ErrorBand, p.ScenarioErrorBand, p.CalibratedErrorBand)
+	}
+}
