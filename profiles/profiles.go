@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"maps"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -228,10 +229,38 @@ func (ix *index) merge(path string, data []byte) []error {
 	}
 	if f.Perf != nil {
 		p := *f.Perf
+		if !strings.HasPrefix(path, "embedded:") && c.Perf != nil {
+			p = overlayPerf(*c.Perf, p, md)
+		}
 		errs = append(errs, checkBands(path, &p)...)
 		c.Perf = &p
 	}
 	return errs
+}
+
+// overlayPerf is a user file's [perf] over the profile loaded before it:
+// each key the file sets under [perf] (error_band, decode, …) replaces
+// that key's value whole, and the keys it does not set keep theirs. A
+// file that names one band no longer drops the fitted efficiencies, and a
+// whole refit (`refit --out`) still replaces every key it writes, maps
+// included, so no term of the older fit survives beside it.
+func overlayPerf(base, file planner.PerfParams, md toml.MetaData) planner.PerfParams {
+	set := map[string]bool{}
+	for _, k := range md.Keys() {
+		if len(k) >= 2 && k[0] == "perf" {
+			set[k[1]] = true
+		}
+	}
+	out := base
+	bv, fv := reflect.ValueOf(&out).Elem(), reflect.ValueOf(file)
+	t := bv.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
+		if name != "" && name != "-" && set[name] {
+			bv.Field(i).Set(fv.Field(i))
+		}
+	}
+	return out
 }
 
 // maxBandPct bounds an error band: a median error past 1000% is no band.

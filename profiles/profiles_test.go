@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -128,8 +129,14 @@ func FuzzLoadFile(f *testing.F) {
 	data, _ := embedded.ReadFile("catalog/engines.toml")
 	f.Add(string(data))
 	f.Add("[[hardware]]\nid=1\n")
+	f.Add("[perf]\n  [perf.error_band]\n    tg_tps = nan\n  [perf.seq_overhead_us]\n    vllm = 90.0\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		c := &planner.Catalog{}
+		if len(s)%2 == 0 {
+			// Half the inputs merge over a profile, as user files do.
+			p := planner.DefaultPerfParams()
+			c.Perf = &p
+		}
 		for _, err := range LoadFile(c, "fuzz.toml", []byte(s)) {
 			var fe *FileError
 			if !errors.As(err, &fe) || fe.Path != "fuzz.toml" {
@@ -251,5 +258,46 @@ func TestUserFileErrorBandsChecked(t *testing.T) {
 	if p.ErrorBand["tg_tps"] != 14.6 || len(p.ErrorBand) != 1 || p.ScenarioErrorBand["closed"]["tpot_ms"] != 11.4 || len(p.ScenarioErrorBand["closed"]) != 1 ||
 		p.ScenarioErrorBand["rate"] != nil || len(p.CalibratedErrorBand) != 0 {
 		t.Errorf("kept %v %v %v", p.ErrorBand, p.ScenarioErrorBand, p.CalibratedErrorBand)
+	}
+}
+
+// A user file's [perf] overlays the fitted profile key by key: a file
+// that sets one overhead map keeps every fitted efficiency (it used to
+// replace the whole profile, and plans fell back to priors unannounced),
+// the map it sets replaces the fitted one whole, and the embedded
+// fitted.toml given as a user file changes nothing.
+func TestUserPerfOverlaysTheFit(t *testing.T) {
+	base, probs, err := Load(Options{})
+	if err != nil || len(probs) > 0 {
+		t.Fatal(err, probs)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "overheads.toml"), []byte("[perf]\n  [perf.seq_overhead_us]\n    vllm = 90.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, probs, err := Load(Options{Dirs: []string{dir}})
+	if err != nil || len(probs) > 0 {
+		t.Fatal(err, probs)
+	}
+	p, b := c.Perf, base.Perf
+	if p.Source != "fitted" || !reflect.DeepEqual(p.Decode, b.Decode) || !reflect.DeepEqual(p.ErrorBand, b.ErrorBand) || !reflect.DeepEqual(p.RequestOverheadMs, b.RequestOverheadMs) {
+		t.Errorf("the fitted profile did not survive a file setting one map: source %q", p.Source)
+	}
+	if len(p.SeqOverheadUs) != 1 || p.SeqOverheadUs["vllm"] != 90 {
+		t.Errorf("seq_overhead_us %v, want the file's map alone", p.SeqOverheadUs)
+	}
+	fitted, err := embedded.ReadFile("catalog/fitted.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "overheads.toml"), fitted, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, probs, err = Load(Options{Dirs: []string{dir}})
+	if err != nil || len(probs) > 0 {
+		t.Fatal(err, probs)
+	}
+	if !reflect.DeepEqual(*c.Perf, *base.Perf) {
+		t.Error("the embedded fitted.toml as a user file changed the profile")
 	}
 }
