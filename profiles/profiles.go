@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -229,13 +230,62 @@ func (ix *index) merge(path string, data []byte) []error {
 	}
 	if f.Perf != nil {
 		p := *f.Perf
+		errs = append(errs, checkBands(path, &p)...)
+		if key := nonFinite(reflect.ValueOf(p), "perf"); key != "" {
+			// A NaN or infinite term would reach every prediction.
+			return append(errs, &FileError{Path: path, Key: key, Err: errors.New("not a finite number; the file's [perf] is ignored")})
+		}
 		if !strings.HasPrefix(path, "embedded:") && c.Perf != nil {
 			p = overlayPerf(*c.Perf, p, md)
 		}
-		errs = append(errs, checkBands(path, &p)...)
 		c.Perf = &p
 	}
 	return errs
+}
+
+// nonFinite names the first NaN or infinite float64 in v (a struct,
+// map, slice or number, walked in key order), prefix being v's own
+// name; "" when there is none.
+func nonFinite(v reflect.Value, prefix string) string {
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+			return prefix
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return nonFinite(v.Elem(), prefix)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			if !t.Field(i).IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
+			if name == "" {
+				name = t.Field(i).Name
+			}
+			if k := nonFinite(v.Field(i), prefix+"."+name); k != "" {
+				return k
+			}
+		}
+	case reflect.Map:
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+		for _, k := range keys {
+			if r := nonFinite(v.MapIndex(k), fmt.Sprintf("%s.%v", prefix, k)); r != "" {
+				return r
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			if r := nonFinite(v.Index(i), fmt.Sprintf("%s[%d]", prefix, i)); r != "" {
+				return r
+			}
+		}
+	}
+	return ""
 }
 
 // overlayPerf is a user file's [perf] over the profile loaded before it:

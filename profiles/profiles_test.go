@@ -301,3 +301,28 @@ func TestUserPerfOverlaysTheFit(t *testing.T) {
 		t.Error("the embedded fitted.toml as a user file changed the profile")
 	}
 }
+
+// A user [perf] with a NaN or infinite term is ignored whole, named: the
+// term would reach every prediction.
+func TestUserPerfNonFiniteIgnored(t *testing.T) {
+	base, _, err := Load(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	data := "[perf]\n  [perf.seq_overhead_us]\n    vllm = 90.0\n  [perf.request_overhead_ms]\n    sglang = inf\n"
+	if err := os.WriteFile(filepath.Join(dir, "bad.toml"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, probs, err := Load(Options{Dirs: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fe *FileError
+	if len(probs) != 1 || !errors.As(probs[0], &fe) || fe.Key != "perf.request_overhead_ms.sglang" || !strings.Contains(probs[0].Error(), "bad.toml") {
+		t.Errorf("problems %v, want one naming bad.toml's perf.request_overhead_ms.sglang", probs)
+	}
+	if !reflect.DeepEqual(*c.Perf, *base.Perf) {
+		t.Error("a [perf] with an infinite term changed the profile")
+	}
+}
