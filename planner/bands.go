@@ -92,27 +92,28 @@ func (p *PerfParams) bandsFor(key string, base map[string]float64) map[string]fl
 }
 
 // ErrorBandText says how far the best candidate's figures typically are
-// from measurements (CandidateErrorBandText); "" without a plan.
+// from measurements (BandText); "" without a plan.
 func (r PlanResult) ErrorBandText() string {
 	best, ok := r.Best()
 	if !ok {
 		return ""
 	}
-	return CandidateErrorBandText(best, r.ErrorBandWorkload)
+	return BandText(best.ErrorBand, r.ErrorBandWorkload)
 }
 
-// CandidateErrorBandText says how far a candidate's figures typically are
-// from measurements, kind being the workload kind its bands come from
-// (PlanResult.ErrorBandWorkload): "typical error (median, on sources held
-// out of the fit, for closed loops of users): decode ±17%, prefill ±19%,
-// output throughput ±18%, TTFT ±32%, TPOT ±11%"; "" without a band.
-func CandidateErrorBandText(c Candidate, kind WorkloadKind) string {
+// BandText says how far figures with error band band (a Candidate's
+// ErrorBand) typically are from measurements, kind being the workload
+// kind the band comes from (PlanResult.ErrorBandWorkload): "typical error
+// (median, on sources held out of the fit, for closed loops of users):
+// decode ±17%, prefill ±19%, output throughput ±18%, TTFT ±32%, TPOT
+// ±11%"; "" without a band.
+func BandText(band map[string]float64, kind WorkloadKind) string {
 	var parts []string
 	for _, m := range []struct {
 		name string
 		m    Metric
 	}{{"decode", MetricTG}, {"prefill", MetricPP}, {"output throughput", MetricTotalOut}, {"TTFT", MetricTTFT}, {"TPOT", MetricTPOT}} {
-		if v, ok := c.ErrorBand[string(m.m)]; ok && v > 0 {
+		if v, ok := band[string(m.m)]; ok && v > 0 {
 			parts = append(parts, fmt.Sprintf("%s ±%.0f%%", m.name, v))
 		}
 	}

@@ -41,12 +41,12 @@ type CompareRow struct {
 }
 
 // ErrorBandText says how far the row's figures typically are from
-// measurements (CandidateErrorBandText); "" for a row that does not fit.
+// measurements (BandText); "" for a row that does not fit.
 func (r CompareRow) ErrorBandText() string {
 	if !r.Fits {
 		return ""
 	}
-	return CandidateErrorBandText(Candidate{ErrorBand: r.ErrorBand}, r.ErrorBandWorkload)
+	return BandText(r.ErrorBand, r.ErrorBandWorkload)
 }
 
 // Compare plans the same request on each machine (hardware × devices),

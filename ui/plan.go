@@ -716,7 +716,7 @@ func rowDetail(r PlanRow, v PlanView, in PlanInput) string {
 	if r.WhyNot != "" {
 		b.WriteString("\n" + r.WhyNot)
 	}
-	if t := planner.CandidateErrorBandText(r.Candidate, v.BandKind); t != "" && r.Fits {
+	if t := planner.BandText(r.Candidate.ErrorBand, v.BandKind); t != "" && r.Fits {
 		fmt.Fprintf(&b, "\nFigures are %s; %s.", r.Source, t)
 	}
 	if r.Launch != "" {
