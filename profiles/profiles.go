@@ -259,10 +259,10 @@ func nonFinite(v reflect.Value, prefix string) string {
 	case reflect.Struct:
 		t := v.Type()
 		for i := 0; i < t.NumField(); i++ {
-			if !t.Field(i).IsExported() {
-				continue
-			}
 			name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
+			if !t.Field(i).IsExported() || name == "-" {
+				continue // no file sets it
+			}
 			if name == "" {
 				name = t.Field(i).Name
 			}
