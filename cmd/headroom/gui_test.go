@@ -6,6 +6,7 @@ import (
 	"flag"
 	"image/png"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/headroom-planner/headroom/app"
@@ -46,9 +47,14 @@ func TestGUIScreenshots(t *testing.T) {
 		// screen shows what an import saved, into guiTestApp's scratch
 		// calibration directory.
 		calibrateFile: "../../calibrate/importer/testdata/vllm-serve-result.json"}
-	paths, err := renderScreenshots(guiTestApp(t, screenshotRoot), o)
+	hr := guiTestApp(t, screenshotRoot)
+	paths, err := renderScreenshots(hr, o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The Calibrate screenshot is of a saved import, not of an error.
+	if saved, err := filepath.Glob(filepath.Join(hr.CalibrationDir(), "amd-ryzen-ai-max-395__vllm__rocm.toml")); err != nil || len(saved) != 1 {
+		t.Errorf("the Calibrate screenshot's import saved %v (%v) in %s", saved, err, hr.CalibrationDir())
 	}
 	if len(paths) != 8 {
 		t.Errorf("%d screenshots, want 6 light and 2 dark: %v", len(paths), paths)
